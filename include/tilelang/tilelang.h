@@ -1,0 +1,7 @@
+/* tilelang/tilelang.h - the umbrella header: everything public. */
+#ifndef TILELANG_TILELANG_H
+#define TILELANG_TILELANG_H
+
+#include "tilelang/base.h"
+
+#endif

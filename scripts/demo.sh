@@ -1,0 +1,8 @@
+#!/bin/sh
+# The main job: tlc on this machine. Later stages extend this to compiling and
+# running the example kernels.
+set -eu
+tlc="$1"
+run() { echo "\$ tlc $*"; "$tlc" "$@"; echo; }
+run --version
+run --help

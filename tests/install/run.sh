@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs the build into a scratch prefix and builds a small consumer program
+# against it twice: through pkg-config and through CMake's find_package.
+set -eu
+src="$1"; build="$2"; cc="$3"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n1 | xargs dirname)
+test -x "$prefix/bin/tlc"
+"$prefix/bin/tlc" --version
+test -f "$prefix/include/tilelang/tilelang.h"
+
+# pkg-config, shared library.
+PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --exists tilelang-backend
+cflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags tilelang-backend)
+libs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --libs tilelang-backend)
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Werror $cflags "$src/tests/install/consumer/consumer.c" -o "$work/consumer-pc" $libs -Wl,-rpath,"$libdir"
+"$work/consumer-pc"
+
+# pkg-config, static library.
+slibs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --static --libs tilelang-backend | sed "s|-ltilelang-backend|$libdir/libtilelang-backend.a|")
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Werror $cflags "$src/tests/install/consumer/consumer.c" -o "$work/consumer-static" $slibs
+"$work/consumer-static"
+
+# CMake package config.
+mkdir -p "$work/cmake-src" "$work/cmake-build"
+cp "$src/tests/install/consumer/consumer.c" "$src/tests/install/consumer/CMakeLists.txt" "$work/cmake-src/"
+cmake -S "$work/cmake-src" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" >/dev/null
+cmake --build "$work/cmake-build" >/dev/null
+"$work/cmake-build/consumer"
+echo "install consumer: ok"
