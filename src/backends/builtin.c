@@ -1,0 +1,23 @@
+/* The compiled-in components, registered on first use of any registry
+ * (src/base/init.c). Each entry registers one backend's pieces; registrations are
+ * idempotent, so a retry after a failure is safe. Order matters where upstream's
+ * does: target detectors run in registration order (cuda before cpu). */
+#include "base/error.h"
+#include "base/init.h"
+
+typedef tl_status (*tl__builtin_init_fn)(void);
+
+static const struct {
+  const char *name;
+  tl__builtin_init_fn init;
+} builtins[] = {
+  {NULL, NULL}, /* sentinel: lets the table be empty */
+};
+
+tl_status tl__register_builtins(void) {
+  for (size_t i = 0; builtins[i].name; i++) {
+    tl_status s = builtins[i].init();
+    if (s != TL_OK) return tl__error_context(s, "while registering built-in '%s': ", builtins[i].name);
+  }
+  return TL_OK;
+}
