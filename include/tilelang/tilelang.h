@@ -3,5 +3,7 @@
 #define TILELANG_TILELANG_H
 
 #include "tilelang/base.h"
+#include "tilelang/ffi.h"
+#include "tilelang/ir.h"
 
 #endif
