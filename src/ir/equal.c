@@ -49,7 +49,7 @@ static bool eq_var_use(const eq_ctx *c, const tl__ir_bind *ba, const tl__ir_bind
 static bool eq_exprs(const eq_ctx *c, const tl__ir_bind *ba, const tl__ir_bind *bb, tl_ir_expr *const *a,
                      tl_ir_expr *const *b, uint32_t n) {
   for (uint32_t i = 0; i < n; i++)
-    if (!eq_expr(c, ba, bb, a[i], b[i])) return false;
+    if (!eq_expr(c, ba, bb, a ? a[i] : NULL, b ? b[i] : NULL)) return false;
   return true;
 }
 
@@ -119,6 +119,7 @@ static bool eq_expr(const eq_ctx *c, const tl__ir_bind *ba, const tl__ir_bind *b
 /* Statements i.. of two sequences; an ALLOC scopes the rest of its sequence. */
 static bool eq_seq_from(const eq_ctx *c, const tl__ir_bind *ba, const tl__ir_bind *bb, const tl_ir_stmt *a,
                         const tl_ir_stmt *b, uint32_t i) {
+  if (!a->u.seq.stmts || !b->u.seq.stmts) return a->u.seq.stmts == b->u.seq.stmts || a->u.seq.n == 0;
   for (; i < a->u.seq.n; i++) {
     const tl_ir_stmt *x = a->u.seq.stmts[i], *y = b->u.seq.stmts[i];
     if (!eq_stmt(c, ba, bb, x, y)) return false;
@@ -138,6 +139,7 @@ static bool eq_triple(const eq_ctx *c, const tl__ir_bind *ba, const tl__ir_bind 
 }
 
 static bool eq_def_vars(tl_ir_var *const *a, tl_ir_var *const *b, uint32_t n) {
+  if (!a || !b) return !a == !b;
   for (uint32_t i = 0; i < n; i++) {
     if (!a[i] || !b[i]) {
       if (a[i] != b[i]) return false;

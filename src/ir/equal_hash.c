@@ -51,7 +51,7 @@ static void h_var_use(hash_ctx *c, const tl__ir_bind *b, const tl_ir_var *v) {
 
 static void h_exprs(hash_ctx *c, const tl__ir_bind *b, tl_ir_expr *const *e, uint32_t n) {
   h_u64(c, n);
-  for (uint32_t i = 0; i < n; i++) h_expr(c, b, e[i]);
+  for (uint32_t i = 0; i < n; i++) h_expr(c, b, e ? e[i] : NULL);
 }
 
 static void h_buffer_def(hash_ctx *c, const tl__ir_bind *b, const tl_ir_buffer *buf) {
@@ -150,7 +150,7 @@ static void h_expr(hash_ctx *c, const tl__ir_bind *b, const tl_ir_expr *e) {
 }
 
 static void h_seq_from(hash_ctx *c, const tl__ir_bind *b, const tl_ir_stmt *s, uint32_t i) {
-  for (; i < s->u.seq.n; i++) {
+  for (; s->u.seq.stmts && i < s->u.seq.n; i++) {
     const tl_ir_stmt *x = s->u.seq.stmts[i];
     h_stmt(c, b, x);
     if (x && x->kind == TL_STMT_ALLOC) {
@@ -181,7 +181,7 @@ static void h_stmt(hash_ctx *c, const tl__ir_bind *b, const tl_ir_stmt *s) {
     h_u64(c, s->u.loop.n);
     h_u64(c, (uint64_t)(uint32_t)s->u.loop.num_stages);
     h_str(c, s->u.loop.thread_tag);
-    for (uint32_t i = 0; i < s->u.loop.n; i++) h_var_props(c, s->u.loop.vars[i]);
+    for (uint32_t i = 0; i < s->u.loop.n; i++) h_var_props(c, s->u.loop.vars ? s->u.loop.vars[i] : NULL);
     h_exprs(c, b, s->u.loop.mins, s->u.loop.n);
     h_exprs(c, b, s->u.loop.extents, s->u.loop.n);
     tl__ir_bind nb = {b, s};
