@@ -1,7 +1,13 @@
 /* The compiled-in components, registered on first use of any registry
  * (src/base/init.c). Each entry registers one backend's pieces; registrations are
  * idempotent, so a retry after a failure is safe. Order matters where upstream's
- * does: target detectors run in registration order (cuda before cpu). */
+ * does: target detectors run in registration order (cuda before cpu).
+ *
+ * After the built-ins, the plugins named by TL_PLUGIN_PATH are imported. If one
+ * fails (missing file, missing symbol, ABI mismatch, failing init), the call that
+ * triggered the registration fails with that reason and nothing is marked done: the
+ * next registry call tries again (plugins already imported are not imported twice). */
+#include "backend/plugin_loader.h"
 #include "base/error.h"
 #include "base/init.h"
 
@@ -19,5 +25,5 @@ tl_status tl__register_builtins(void) {
     tl_status s = builtins[i].init();
     if (s != TL_OK) return tl__error_context(s, "while registering built-in '%s': ", builtins[i].name);
   }
-  return TL_OK;
+  return tl__plugin_load_env();
 }
