@@ -3,5 +3,6 @@
 #define TILELANG_TILELANG_H
 
 #include "tilelang/base.h"
+#include "tilelang/target.h"
 
 #endif

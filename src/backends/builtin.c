@@ -2,6 +2,9 @@
  * (src/base/init.c). Each entry registers one backend's pieces; registrations are
  * idempotent, so a retry after a failure is safe. Order matters where upstream's
  * does: target detectors run in registration order (cuda before cpu). */
+#include "backends/cpu/target.h"
+#include "backends/cuda/target.h"
+#include "backends/rocm/target.h"
 #include "base/error.h"
 #include "base/init.h"
 
@@ -11,7 +14,11 @@ static const struct {
   const char *name;
   tl__builtin_init_fn init;
 } builtins[] = {
-  {NULL, NULL}, /* sentinel: lets the table be empty */
+  /* Target detectors run in this order (cuda, then cpu); normalizers: cuda, hip. */
+  {"cuda", tl__cuda_target_init},
+  {"rocm", tl__rocm_target_init},
+  {"cpu", tl__cpu_target_init},
+  {NULL, NULL}, /* sentinel */
 };
 
 tl_status tl__register_builtins(void) {
