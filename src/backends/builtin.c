@@ -8,6 +8,9 @@
  * triggered the registration fails with that reason and nothing is marked done: the
  * next registry call tries again (plugins already imported are not imported twice). */
 #include "backend/plugin_loader.h"
+#include "backends/cpu/target.h"
+#include "backends/cuda/target.h"
+#include "backends/rocm/target.h"
 #include "base/error.h"
 #include "base/init.h"
 
@@ -17,7 +20,11 @@ static const struct {
   const char *name;
   tl__builtin_init_fn init;
 } builtins[] = {
-  {NULL, NULL}, /* sentinel: lets the table be empty */
+  /* Target detectors run in this order (cuda, then cpu); normalizers: cuda, hip. */
+  {"cuda", tl__cuda_target_init},
+  {"rocm", tl__rocm_target_init},
+  {"cpu", tl__cpu_target_init},
+  {NULL, NULL}, /* sentinel */
 };
 
 tl_status tl__register_builtins(void) {
