@@ -40,7 +40,9 @@ static inline tl_value tl_value_module(struct tl_ir_module *m) { tl_value v = {T
 static inline tl_value tl_value_artifact(struct tl_artifact *a) { tl_value v = {TL_VALUE_ARTIFACT, 0, {.artifact = a}}; return v; }
 
 /* Makes `v` an owned copy of the string `s` / of `size` bytes (what a packed function
- * returning a string stores in `ret`). TL_ENOMEM leaves `v` as it was. Thread-safe. */
+ * returning a string stores in `ret`). What `v` held before is released as by
+ * tl_value_clear, so it must be NONE or owned. TL_ENOMEM leaves `v` as it was.
+ * Thread-safe. */
 TL_API tl_status tl_value_set_str(tl_value *v, const char *s);
 TL_API tl_status tl_value_set_bytes(tl_value *v, const void *data, size_t size);
 

@@ -2,6 +2,8 @@
  * backend, declared through tilelang/plugin.h alone. It owns targets of kind nvptx
  * whose "model" is "tlp_good". A second init symbol (tlp_alt_init) registers one more
  * device codegen directly. Calls are counted so the tests can see each init run once. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c11 */
+
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>

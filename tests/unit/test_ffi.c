@@ -129,8 +129,10 @@ static void test_owned_values(void **state) {
   tl_value_clear(&ret); /* freed: the ASan build would report a leak otherwise */
   assert_int_equal(ret.kind, TL_VALUE_NONE);
 
-  tl_value v = tl_value_str("borrowed");
-  assert_int_equal(v.size, 8);
+  tl_value borrowed = tl_value_str("borrowed");
+  assert_int_equal(borrowed.kind, TL_VALUE_STR);
+  assert_int_equal(borrowed.size, 8);
+  tl_value v = {TL_VALUE_NONE, 0, {.i = 0}};
   TL_ASSERT_OK(tl_value_set_bytes(&v, "\0\1\2", 3));
   assert_int_equal(v.kind, TL_VALUE_BYTES);
   assert_int_equal(v.size, 3);
