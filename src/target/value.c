@@ -169,7 +169,8 @@ tl_status tl__tv_parse_json(tl__arena *a, const char *text, const char *what, tl
   json_error_t err;
   json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &err);
   if (!j) {
-    if (json_error_code(&err) == json_error_out_of_memory) return tl__oom();
+    /* jansson reports some allocation failures (its lexer's buffer) with no text. */
+    if (json_error_code(&err) == json_error_out_of_memory || !err.text[0]) return tl__oom();
     return tl__error(TL_EINVAL, "%s%s at line %d, column %d", what, err.text, err.line, err.column);
   }
   tl_status s = from_json(a, j, out);

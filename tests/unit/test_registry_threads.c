@@ -1,4 +1,3 @@
-/* ctest-labels: threads */
 /* Threads registering, resolving and creating contexts at once (run under TSan by
  * `make tsan`: label "threads"). Every thread registers its own backends, codegens
  * and global functions while resolving its own and the others' targets; all threads

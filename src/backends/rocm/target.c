@@ -31,13 +31,15 @@ static bool normalize_arch(const char *mcpu, char *arch, size_t size) {
   return true;
 }
 
+/* True when jansson failed for lack of memory (some such failures carry no text). */
+static bool jansson_oom(const json_error_t *e) { return json_error_code(e) == json_error_out_of_memory || !e->text[0]; }
+
 /* with_rocm_target_attrs: the target's export with mtriple defaulted and the warp
  * size set or removed, rebuilt. */
 static tl_status with_rocm_attrs(const tl_target *t, int warp, tl_target **out) {
   json_error_t err;
   json_t *cfg = json_loads(tl_target_str(t), 0, &err);
-  if (!cfg) return json_error_code(&err) == json_error_out_of_memory ? tl__oom()
-                                                                     : tl__error(TL_EINTERNAL, "%s", err.text);
+  if (!cfg) return tl__oom(); /* our own JSON text: only memory can fail */
   int rc = 0;
   if (!json_object_get(cfg, "mtriple")) rc |= json_object_set_new(cfg, "mtriple", json_string("amdgcn-amd-amdhsa-hcc"));
   if (warp) rc |= json_object_set_new(cfg, "thread_warp_size", json_integer(warp));
@@ -57,7 +59,7 @@ static tl_status hip_normalize(const char *spec, void *user_data, tl_target **ou
   if (*spec != '{') return TL_OK;
   json_error_t err;
   json_t *cfg = json_loads(spec, JSON_REJECT_DUPLICATES, &err);
-  if (!cfg && json_error_code(&err) == json_error_out_of_memory) return tl__oom();
+  if (!cfg && jansson_oom(&err)) return tl__oom();
   const char *kind = cfg ? json_string_value(json_object_get(cfg, "kind")) : NULL;
   bool hip = kind && strcmp(kind, "hip") == 0;
   json_decref(cfg);
