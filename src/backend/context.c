@@ -7,6 +7,7 @@
 #include "backend/manifest.h"
 #include "backend/message.h"
 #include "backend/registry.h"
+#include "backend/target_cache.h"
 #include "base/alloc.h"
 #include "base/env.h"
 #include "base/error.h"
@@ -150,29 +151,40 @@ static tl_status select_module(const tl_target *target, const tl_backend_module 
   return s;
 }
 
+/* The target with its host attached, and the host: the host is the argument, else
+ * the one the target carries, else "c". */
+static tl_status resolve_targets(const char *target, const char *target_host, tl_target **full, tl_target **host) {
+  tl_target *t = NULL;
+  TL__TRY(tl_determine_target(target ? target : "auto", &t));
+  tl_status s = TL_OK;
+  if (target_host) s = tl_target_parse(target_host, host);
+  else if (tl_target_host(t)) *host = tl_target_retain(tl_target_host(t));
+  else s = default_host(host);
+  if (s == TL_OK) s = tl_target_with_host(t, *host, full);
+  tl_target_release(t);
+  if (s != TL_OK) {
+    tl_target_release(*host);
+    *host = NULL;
+  }
+  return s;
+}
+
 tl_status tl_create_backend_context(const char *target, const char *target_host, const char *execution_backend,
                                     tl_backend_context **out) {
   if (!out) return tl__error(TL_EINVAL, "out must not be NULL");
   *out = NULL;
   TL__TRY(tl__ensure_builtins());
-  tl_target *t = NULL, *host = NULL, *full = NULL;
-  tl_status s = tl_determine_target(target ? target : "auto", &t);
-  if (s != TL_OK) return s;
-
-  /* The host: the argument, else the one the target carries, else "c". */
-  if (target_host) s = tl_target_parse(target_host, &host);
-  else if (tl_target_host(t)) host = tl_target_retain(tl_target_host(t));
-  else s = default_host(&host);
-  if (s == TL_OK) s = tl_target_with_host(t, host, &full);
-  tl_target_release(t);
-  if (s != TL_OK) {
-    tl_target_release(host);
-    return s;
+  tl_target *host = NULL, *full = NULL;
+  tl__target_cache_key key;
+  tl__target_cache_key_init(&key, target, target_host);
+  if (!tl__target_cache_get(&key, &full, &host)) {
+    TL__TRY(resolve_targets(target, target_host, &full, &host));
+    tl__target_cache_put(&key, full, host);
   }
 
   const tl_backend_module *module = NULL;
   const tl_execution_backend_spec *spec = NULL;
-  s = select_module(full, &module);
+  tl_status s = select_module(full, &module);
   if (s == TL_OK) {
     if (!execution_backend) {
       execution_backend = tl__env("TILELANG_EXECUTION_BACKEND");

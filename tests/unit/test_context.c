@@ -251,6 +251,55 @@ static void test_stages(void **state) {
   tl_ir_module_free(mod);
 }
 
+/* A normalizer claiming one exact spec. */
+#define ALIAS_SPEC "{\"kind\":\"vulkan\",\"model\":\"alias\"}"
+static tl_status alias_normalizer(const char *spec, void *user_data, tl_target **out) {
+  (void)user_data;
+  *out = NULL;
+  if (strcmp(spec, ALIAS_SPEC) != 0) return TL_OK;
+  return tl_target_parse(CTX_TARGET, out);
+}
+
+/* Resolved targets are cached per strings; what they depend on invalidates them. */
+static void test_target_cache(void **state) {
+  (void)state;
+  tl_backend_context *c = NULL, *d = NULL;
+  /* The same strings give equal targets, whether resolved or cached. */
+  TL_ASSERT_OK(tl_create_backend_context(CTX_TARGET, NULL, NULL, &c));
+  TL_ASSERT_OK(tl_create_backend_context(CTX_TARGET, NULL, NULL, &d));
+  assert_true(tl_target_equal(tl_backend_context_target(c), tl_backend_context_target(d)));
+  assert_true(tl_target_equal(tl_backend_context_target_host(c), tl_backend_context_target_host(d)));
+  tl_backend_context_release(c);
+  tl_backend_context_release(d);
+  /* The host argument is part of the key. */
+  TL_ASSERT_OK(tl_create_backend_context(CTX_TARGET, "llvm", NULL, &c));
+  assert_string_equal(tl_target_kind(tl_backend_context_target_host(c)), "llvm");
+  tl_backend_context_release(c);
+
+  /* A normalizer registered after a spec was resolved applies to it. */
+  TL_ASSERT_ERR(tl_create_backend_context(ALIAS_SPEC, NULL, NULL, &c), TL_EINVAL, "No backend matches target");
+  TL_ASSERT_OK(tl_register_target_normalizer("test_ctx.alias", alias_normalizer, NULL, false));
+  TL_ASSERT_OK(tl_create_backend_context(ALIAS_SPEC, NULL, NULL, &c));
+  assert_string_equal(tl_backend_context_name(c), "test_ctx");
+  tl_backend_context_release(c);
+
+  /* "auto" follows TILELANG_DEFAULT_TARGET. */
+  setenv("TILELANG_DEFAULT_TARGET", CTX_TARGET, 1);
+  TL_ASSERT_OK(tl_create_backend_context(NULL, NULL, NULL, &c));
+  assert_string_equal(tl_backend_context_name(c), "test_ctx");
+  tl_backend_context_release(c);
+  setenv("TILELANG_DEFAULT_TARGET", "{\"kind\":\"vulkan\",\"model\":\"dup\"}", 1);
+  TL_ASSERT_ERR(tl_create_backend_context(NULL, NULL, NULL, &c), TL_EINVAL, "Multiple backends match target");
+  unsetenv("TILELANG_DEFAULT_TARGET");
+
+  /* Backend selection is never cached: a manifest registered later competes. */
+  static const tl_backend_module late = {sizeof(tl_backend_module), "test_ctx.late", kinds, pipelines, devices, specs,
+                                         tlt_model_is, (void *)"ctx", hosts, NULL, NULL};
+  TL_ASSERT_OK(tl_register_backend(&late, NULL));
+  TL_ASSERT_ERR(tl_create_backend_context(CTX_TARGET, NULL, NULL, &c), TL_EINVAL,
+                ": test_ctx, test_ctx.late");
+}
+
 static tl_status create_op(void *ctx) {
   tl_backend_context **out = ctx;
   return tl_create_backend_context(CTX_TARGET, "c", "auto", out);
@@ -275,6 +324,7 @@ int main(void) {
     cmocka_unit_test_setup(test_context_validation, setup),
     cmocka_unit_test_setup(test_stages, setup),
     cmocka_unit_test_setup(test_create_oom, setup),
+    cmocka_unit_test_setup(test_target_cache, setup), /* last: registers a competing backend */
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,8 +21,8 @@ const char tlc_backends_usage[] =
 
 static void print_text(const tl_backend_module *const *ms, size_t n) {
   if (n == 0) {
-    printf("No backends are registered (built-in backends are added by their issues; plugins come from "
-           "TL_PLUGIN_PATH).\n");
+    printf("No backends are registered. Backend plugins are loaded from TL_PLUGIN_PATH "
+           "(docs/backend-registry.md).\n");
     return;
   }
   for (size_t i = 0; i < n; i++) {
