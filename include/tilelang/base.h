@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tilelang/plugin.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,25 +31,9 @@ extern "C" {
 #define TL_PRINTF(fmt_idx, args_idx)
 #endif
 
-/* The one list of status codes: X(name, value, default message). */
-#define TL_STATUS_MAP(X)                                                              \
-  X(TL_OK, 0, "success")                                                              \
-  X(TL_EINVAL, 1, "invalid argument")                                                 \
-  X(TL_ENOTFOUND, 2, "not found")                                                     \
-  X(TL_EEXIST, 3, "conflicting registration")                                         \
-  X(TL_EUNAVAILABLE, 4, "a library, toolchain or device needed for this is missing") \
-  X(TL_EUNSUPPORTED, 5, "the component cannot do the requested mode")                 \
-  X(TL_ECOMPILE, 6, "an external compiler rejected generated code")                   \
-  X(TL_ERUNTIME, 7, "driver or launch failure")                                       \
-  X(TL_EIO, 8, "input/output error")                                                  \
-  X(TL_ENOMEM, 9, "out of memory")                                                    \
-  X(TL_EINTERNAL, 10, "internal error")
-
-typedef enum tl_status {
-#define TL__STATUS_ENUM(name, value, msg) name = value,
-  TL_STATUS_MAP(TL__STATUS_ENUM)
-#undef TL__STATUS_ENUM
-} tl_status;
+/* tl_status and its X-macro list TL_STATUS_MAP(X(name, value, default message)) are
+ * defined in tilelang/plugin.h, the standalone header shared with plugins, so that
+ * the library and its plugins see one definition. */
 
 /* The calling thread's last error message. Never NULL; "" when none was set.
  * Valid until the thread's next failing call. Thread-safe (per-thread state). */

@@ -10,46 +10,9 @@
 extern "C" {
 #endif
 
-struct tl_target;
-struct tl_ir_module;
-struct tl_artifact;
-struct DLTensor;
-
-typedef enum tl_value_kind {
-  TL_VALUE_NONE,
-  TL_VALUE_INT,
-  TL_VALUE_FLOAT,
-  TL_VALUE_BOOL,
-  TL_VALUE_STR,
-  TL_VALUE_BYTES,
-  TL_VALUE_PTR,
-  TL_VALUE_TARGET,
-  TL_VALUE_IR_MODULE,
-  TL_VALUE_ARTIFACT,
-  TL_VALUE_TENSOR /* DLTensor* */
-} tl_value_kind;
-
-/* A tagged value passed to and returned from packed functions. Values are borrowed
- * unless a function documents otherwise; a returned STR/BYTES/ARTIFACT/TARGET is owned
- * by the caller (free with tl_value_clear). */
-typedef struct tl_value {
-  tl_value_kind kind;
-  size_t size; /* for STR/BYTES */
-  union {
-    int64_t i;
-    double f;
-    bool b;
-    const char *s;
-    const void *bytes;
-    void *ptr;
-    const struct tl_target *target;
-    struct tl_ir_module *mod;
-    struct tl_artifact *artifact;
-    struct DLTensor *tensor;
-  } v;
-} tl_value;
-
-typedef tl_status (*tl_packed_fn)(const tl_value *args, int nargs, tl_value *ret, void *user_data);
+/* tl_value_kind, tl_value and tl_packed_fn are defined in tilelang/plugin.h (shared
+ * with plugins; included through base.h). Arguments are borrowed; a returned
+ * STR/BYTES/ARTIFACT/TARGET is owned by the caller (free with tl_value_clear). */
 
 /* Registers `fn` under `name` (copied). An existing name fails with TL_EEXIST unless
  * override is true, in which case it is replaced. Thread-safe. */
@@ -69,6 +32,19 @@ static inline tl_value tl_value_float(double f) { tl_value v = {TL_VALUE_FLOAT, 
 static inline tl_value tl_value_bool(bool b) { tl_value v = {TL_VALUE_BOOL, 0, {.b = b}}; return v; }
 static inline tl_value tl_value_ptr(void *p) { tl_value v = {TL_VALUE_PTR, 0, {.ptr = p}}; return v; }
 static inline tl_value tl_value_tensor(struct DLTensor *t) { tl_value v = {TL_VALUE_TENSOR, 0, {.tensor = t}}; return v; }
+/* Borrowed string/bytes/object arguments (size is strlen(s) for strings). */
+TL_API tl_value tl_value_str(const char *s);
+static inline tl_value tl_value_bytes(const void *p, size_t n) { tl_value v = {TL_VALUE_BYTES, n, {.bytes = p}}; return v; }
+static inline tl_value tl_value_target(const struct tl_target *t) { tl_value v = {TL_VALUE_TARGET, 0, {.target = t}}; return v; }
+static inline tl_value tl_value_module(struct tl_ir_module *m) { tl_value v = {TL_VALUE_IR_MODULE, 0, {.mod = m}}; return v; }
+static inline tl_value tl_value_artifact(struct tl_artifact *a) { tl_value v = {TL_VALUE_ARTIFACT, 0, {.artifact = a}}; return v; }
+
+/* Makes `v` an owned copy of the string `s` / of `size` bytes (what a packed function
+ * returning a string stores in `ret`). What `v` held before is released as by
+ * tl_value_clear, so it must be NONE or owned. TL_ENOMEM leaves `v` as it was.
+ * Thread-safe. */
+TL_API tl_status tl_value_set_str(tl_value *v, const char *s);
+TL_API tl_status tl_value_set_bytes(tl_value *v, const void *data, size_t size);
 
 /* Releases what an owned value holds (STR/BYTES memory from tl_free, an artifact or
  * target reference) and resets it to NONE. For values returned by packed functions. */

@@ -3,7 +3,9 @@
 #define TILELANG_TILELANG_H
 
 #include "tilelang/base.h"
+#include "tilelang/target.h"
 #include "tilelang/ffi.h"
 #include "tilelang/ir.h"
+#include "tilelang/backend.h"
 
 #endif

@@ -1,7 +1,16 @@
 /* The compiled-in components, registered on first use of any registry
  * (src/base/init.c). Each entry registers one backend's pieces; registrations are
  * idempotent, so a retry after a failure is safe. Order matters where upstream's
- * does: target detectors run in registration order (cuda before cpu). */
+ * does: target detectors run in registration order (cuda before cpu).
+ *
+ * After the built-ins, the plugins named by TL_PLUGIN_PATH are imported. If one
+ * fails (missing file, missing symbol, ABI mismatch, failing init), the call that
+ * triggered the registration fails with that reason and nothing is marked done: the
+ * next registry call tries again (plugins already imported are not imported twice). */
+#include "backend/plugin_loader.h"
+#include "backends/cpu/target.h"
+#include "backends/cuda/target.h"
+#include "backends/rocm/target.h"
 #include "base/error.h"
 #include "base/init.h"
 
@@ -11,7 +20,11 @@ static const struct {
   const char *name;
   tl__builtin_init_fn init;
 } builtins[] = {
-  {NULL, NULL}, /* sentinel: lets the table be empty */
+  /* Target detectors run in this order (cuda, then cpu); normalizers: cuda, hip. */
+  {"cuda", tl__cuda_target_init},
+  {"rocm", tl__rocm_target_init},
+  {"cpu", tl__cpu_target_init},
+  {NULL, NULL}, /* sentinel */
 };
 
 tl_status tl__register_builtins(void) {
@@ -19,5 +32,5 @@ tl_status tl__register_builtins(void) {
     tl_status s = builtins[i].init();
     if (s != TL_OK) return tl__error_context(s, "while registering built-in '%s': ", builtins[i].name);
   }
-  return TL_OK;
+  return tl__plugin_load_env();
 }

@@ -1,7 +1,18 @@
-/* The subcommand table: one line per command, in `tlc --help` order. */
+/* The subcommand table: one line per command, in `tlc --help` order. Each command's
+ * usage text and run function live in its cmd_<name>.c. */
 #include "tlc.h"
 
+#define TLC_COMMAND(name) extern const char tlc_##name##_usage[]; int tlc_##name##_run(int argc, char **argv);
+TLC_COMMAND(target)
+TLC_COMMAND(targets)
+TLC_COMMAND(backends)
+TLC_COMMAND(context)
+
 const tlc_command tlc_commands[] = {
+  {"target", "print the canonical JSON of a target", tlc_target_usage, tlc_target_run},
+  {"targets", "list target kinds and their options, or target tags", tlc_targets_usage, tlc_targets_run},
+  {"backends", "list the registered backends and their execution backends", tlc_backends_usage, tlc_backends_run},
+  {"context", "resolve and print the backend context for a target", tlc_context_usage, tlc_context_run},
   {NULL, NULL, NULL, NULL}, /* sentinel: lets the table be empty */
 };
 const size_t tlc_num_commands = sizeof tlc_commands / sizeof tlc_commands[0] - 1;

@@ -1,0 +1,62 @@
+/* Artifacts: generated code as an immutable, reference-counted value. */
+#include "backend/artifact.h"
+
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+
+tl_status tl_artifact_create_binary(const char *format, const char *source, const void *bytes, size_t size,
+                                    tl_artifact **out) {
+  if (!out) return tl__error(TL_EINVAL, "tl_artifact_create: out must not be NULL");
+  *out = NULL;
+  if (!format || !*format) return tl__error(TL_EINVAL, "artifact format must not be empty");
+  if (!bytes && size) return tl__error(TL_EINVAL, "artifact binary is NULL but its size is %zu", size);
+  tl_artifact *a = tl__calloc(1, sizeof *a);
+  if (!a) return tl__oom();
+  a->format = tl__strdup(format);
+  a->source = tl__strdup(source ? source : "");
+  if (bytes) {
+    a->binary = tl__malloc(size ? size : 1);
+    if (a->binary) {
+      if (size) memcpy(a->binary, bytes, size);
+      a->binary_size = size;
+    }
+  }
+  if (!a->format || !a->source || (bytes && !a->binary)) {
+    tl__free(a->format);
+    tl__free(a->source);
+    tl__free(a->binary);
+    tl__free(a);
+    return tl__oom();
+  }
+  tl__ref_init(&a->rc);
+  *out = a;
+  return TL_OK;
+}
+
+tl_status tl_artifact_create(const char *format, const char *source, tl_artifact **out) {
+  return tl_artifact_create_binary(format, source, NULL, 0, out);
+}
+
+tl_artifact *tl_artifact_retain(const tl_artifact *a) {
+  if (a) tl__ref_inc(&a->rc);
+  return (tl_artifact *)a;
+}
+
+void tl_artifact_release(const tl_artifact *a) {
+  if (!a || !tl__ref_dec(&a->rc)) return;
+  tl_artifact *m = (tl_artifact *)a;
+  tl__free(m->format);
+  tl__free(m->source);
+  tl__free(m->binary);
+  tl__free(m);
+}
+
+const char *tl_artifact_format(const tl_artifact *a) { return a ? a->format : NULL; }
+const char *tl_artifact_source(const tl_artifact *a) { return a ? a->source : NULL; }
+
+const void *tl_artifact_binary(const tl_artifact *a, size_t *size) {
+  if (size) *size = a && a->binary ? a->binary_size : 0;
+  return a ? a->binary : NULL;
+}
