@@ -183,6 +183,8 @@ typedef enum tl_ir_op {
 TL_API const char *tl_ir_op_name(tl_ir_op op);
 /* True for ops that are statements (tile ops and lowered side-effecting builtins). */
 TL_API bool tl_ir_op_is_tile(tl_ir_op op);
+/* The op whose tl_ir_op_name is `name` ("T.copy"); false if none. Thread-safe. */
+TL_API bool tl_ir_op_parse(const char *name, tl_ir_op *out);
 
 /* How a region was written, so the printer writes it back the same way. */
 typedef enum tl_ir_region_form {
@@ -360,17 +362,19 @@ TL_API tl_ir_expr *tl_ir_int(tl_ir_module *mod, tl_dtype dtype, int64_t value);
 TL_API tl_ir_expr *tl_ir_i32(tl_ir_module *mod, int64_t value);
 TL_API tl_ir_expr *tl_ir_bool(tl_ir_module *mod, bool value);
 TL_API tl_ir_expr *tl_ir_float(tl_ir_module *mod, tl_dtype dtype, double value);
-TL_API tl_ir_expr *tl_ir_str(tl_ir_module *mod, const char *s);
+TL_API tl_ir_expr *tl_ir_str(tl_ir_module *mod, const char *s); /* dtype handle */
 TL_API tl_ir_expr *tl_ir_var_ref(tl_ir_module *mod, tl_ir_var *var);
-/* dtype: bool for comparisons and logical ops, else a's dtype. */
+/* dtype: bool for comparisons and logical ops (with a's lanes), else a's dtype. */
 TL_API tl_ir_expr *tl_ir_binary(tl_ir_module *mod, tl_ir_binop op, tl_ir_expr *a, tl_ir_expr *b);
+/* dtype: bool (with a's lanes) for TL_UN_NOT, else a's dtype. */
 TL_API tl_ir_expr *tl_ir_unary(tl_ir_module *mod, tl_ir_unop op, tl_ir_expr *a);
 TL_API tl_ir_expr *tl_ir_select(tl_ir_module *mod, tl_ir_expr *cond, tl_ir_expr *t, tl_ir_expr *f);
 TL_API tl_ir_expr *tl_ir_cast(tl_ir_module *mod, tl_dtype dtype, tl_ir_expr *value);
 /* dtype: the buffer's dtype (with lanes of the last index when it is a ramp). */
 TL_API tl_ir_expr *tl_ir_load(tl_ir_module *mod, tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *indices);
 TL_API tl_ir_expr *tl_ir_call(tl_ir_module *mod, tl_ir_op op, tl_dtype dtype, uint32_t nargs, tl_ir_expr *const *args);
-/* mins/extents may both be NULL for the whole buffer (form FULL). */
+/* mins/extents may both be NULL for the whole buffer (form FULL: int32 zero mins,
+ * the buffer's shape as extents); else both have buf->ndim entries. dtype handle. */
 TL_API tl_ir_expr *tl_ir_region(tl_ir_module *mod, tl_ir_buffer *buf, tl_ir_expr *const *mins,
                                 tl_ir_expr *const *extents, tl_ir_region_form form);
 TL_API tl_ir_expr *tl_ir_ramp(tl_ir_module *mod, tl_ir_expr *base, int64_t stride, uint16_t lanes);
@@ -378,7 +382,9 @@ TL_API tl_ir_expr *tl_ir_broadcast(tl_ir_module *mod, tl_ir_expr *value, uint16_
 
 /* n may be 0 (an empty body). NULL entries make the result NULL. */
 TL_API tl_ir_stmt *tl_ir_seq(tl_ir_module *mod, uint32_t n, tl_ir_stmt *const *stmts);
-/* mins may be NULL (all 0). */
+/* mins may be NULL (all 0, typed as their variables); n >= 1. num_stages
+ * (TL_FOR_PIPELINED) and thread_tag (TL_FOR_THREAD) start 0/NULL: set them on the
+ * returned node before it is shared. */
 TL_API tl_ir_stmt *tl_ir_for(tl_ir_module *mod, tl_ir_for_kind kind, uint32_t n, tl_ir_var *const *vars,
                              tl_ir_expr *const *mins, tl_ir_expr *const *extents, tl_ir_stmt *body);
 TL_API tl_ir_stmt *tl_ir_if(tl_ir_module *mod, tl_ir_expr *cond, tl_ir_stmt *then_, tl_ir_stmt *else_ /* may be NULL */);
@@ -387,12 +393,14 @@ TL_API tl_ir_stmt *tl_ir_store(tl_ir_module *mod, tl_ir_buffer *buf, uint32_t n,
 TL_API tl_ir_stmt *tl_ir_let(tl_ir_module *mod, tl_ir_var *var, tl_ir_expr *value, tl_ir_stmt *body);
 TL_API tl_ir_stmt *tl_ir_alloc(tl_ir_module *mod, tl_ir_buffer *buf);
 TL_API tl_ir_stmt *tl_ir_eval(tl_ir_module *mod, tl_ir_expr *call);
-/* block_vars has grid_ndim entries (entries may be NULL); threads_ndim >= 1. */
+/* block_vars has grid_ndim entries (entries may be NULL) or is NULL; grid_ndim and
+ * threads_ndim are 1..3. thread_vars start NULL (lowering sets them). */
 TL_API tl_ir_stmt *tl_ir_kernel(tl_ir_module *mod, uint32_t grid_ndim, tl_ir_expr *const *grid,
                                 uint32_t threads_ndim, tl_ir_expr *const *threads,
                                 tl_ir_var *const *block_vars, tl_ir_stmt *body);
 TL_API tl_ir_stmt *tl_ir_barrier(tl_ir_module *mod);
 TL_API tl_ir_stmt *tl_ir_assert(tl_ir_module *mod, tl_ir_expr *cond, const char *message);
+/* grid and block: all three entries (integer expressions; 1 for unused dims). */
 TL_API tl_ir_stmt *tl_ir_launch(tl_ir_module *mod, const char *kernel, uint32_t nargs, tl_ir_expr *const *args,
                                 tl_ir_expr *const grid[3], tl_ir_expr *const block[3], tl_ir_expr *dyn_shared_bytes);
 

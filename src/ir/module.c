@@ -9,8 +9,27 @@
 
 void *tl__ir_alloc(tl_ir_module *mod, size_t n) {
   void *p = tl__arena_alloc(&mod->arena, n);
-  if (!p) tl__oom();
+  if (!p) tl__ir_fail(mod, tl__oom());
   return p;
+}
+
+tl_status tl__ir_fail(tl_ir_module *mod, tl_status s) {
+  mod->nfailures++;
+  mod->last_failure = s;
+  return s;
+}
+
+tl_status tl__ir_null_status(tl_ir_module *mod, const char *what) {
+  if (mod->nfailures == 0) return tl__error(TL_EINVAL, "%s", what);
+  if (mod->last_failure == TL_ENOMEM) return tl__oom();
+  return mod->last_failure;
+}
+
+const char *tl__ir_intern(tl_ir_module *mod, const char *s) {
+  if (!s) return NULL;
+  char *d = tl__arena_strdup(&mod->arena, s);
+  if (!d) tl__ir_fail(mod, tl__oom());
+  return d;
 }
 
 void *tl__ir_copy_ptrs(tl_ir_module *mod, const void *const *src, uint32_t n) {
@@ -55,15 +74,10 @@ tl_ir_func *tl_ir_module_find_func(const tl_ir_module *mod, const char *name) {
 
 void tl_ir_module_remove_func(tl_ir_module *mod, size_t i) { tl__vec_remove(&mod->funcs, i, NULL); }
 
-const char *tl_ir_module_intern(tl_ir_module *mod, const char *s) {
-  if (!s) return NULL;
-  char *d = tl__arena_strdup(&mod->arena, s);
-  if (!d) tl__oom();
-  return d;
-}
+const char *tl_ir_module_intern(tl_ir_module *mod, const char *s) { return tl__ir_intern(mod, s); }
 
 /* Sets key in an attribute vector, replacing an existing entry. */
-static tl_status set_attr(tl_ir_module *mod, tl__vec *attrs, tl_ir_attr a) {
+static tl_status set_attr(tl__vec *attrs, tl_ir_attr a) {
   for (size_t i = 0; i < attrs->len; i++) {
     tl_ir_attr *e = tl__vec_at(attrs, i);
     if (strcmp(e->key, a.key) == 0) {
@@ -75,19 +89,21 @@ static tl_status set_attr(tl_ir_module *mod, tl__vec *attrs, tl_ir_attr a) {
 }
 
 tl_status tl_ir_module_set_attr_str(tl_ir_module *mod, const char *key, const char *value) {
+  if (!key || !value) return tl__error(TL_EINVAL, "tl_ir_module_set_attr_str: key and value must not be NULL");
   const char *k = tl_ir_module_intern(mod, key), *v = tl_ir_module_intern(mod, value);
   if (!k || !v) return TL_ENOMEM;
-  return set_attr(mod, &mod->attrs, (tl_ir_attr){k, TL_ATTR_STR, 0, v});
+  return set_attr(&mod->attrs, (tl_ir_attr){k, TL_ATTR_STR, 0, v});
 }
 
 tl_status tl_ir_module_set_attr_int(tl_ir_module *mod, const char *key, int64_t value) {
+  if (!key) return tl__error(TL_EINVAL, "tl_ir_module_set_attr_int: key must not be NULL");
   const char *k = tl_ir_module_intern(mod, key);
   if (!k) return TL_ENOMEM;
-  return set_attr(mod, &mod->attrs, (tl_ir_attr){k, TL_ATTR_INT, value, NULL});
+  return set_attr(&mod->attrs, (tl_ir_attr){k, TL_ATTR_INT, value, NULL});
 }
 
 const tl_ir_attr *tl_ir_module_attr(const tl_ir_module *mod, const char *key) {
-  for (size_t i = 0; i < mod->attrs.len; i++) {
+  for (size_t i = 0; key && i < mod->attrs.len; i++) {
     const tl_ir_attr *a = tl__vec_at(&mod->attrs, i);
     if (strcmp(a->key, key) == 0) return a;
   }
