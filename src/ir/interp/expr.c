@@ -110,12 +110,7 @@ tl_status tl__interp_eval(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, tl
   case TL_EXPR_VAR: {
     const tl_ir_var *v = e->u.var;
     TL__TRY(tl__interp_check_var(fr, v, e->span));
-    if (fr->bound[v->id] == 2) {
-      if (lane >= v->dtype.lanes) return tl__interp_error(TL_EINTERNAL, e->span, "lane out of range");
-      *out = ((const tl__ival *)fr->vals[v->id].p)[lane];
-    } else {
-      *out = fr->vals[v->id];
-    }
+    *out = fr->vals[v->id];
     return TL_OK;
   }
   case TL_EXPR_BINARY:

@@ -92,7 +92,7 @@ typedef struct tl__iframe {
   tl__interp *in;
   const tl_ir_func *func;
   tl__ival *vals;
-  uint8_t *bound;      /* per variable: 0 unbound, 1 scalar, 2 vector (vals[].p holds the lanes) */
+  uint8_t *bound;      /* per variable: 1 while bound */
   tl__ilayout *layouts;
   tl__istore *allocs;  /* live allocations, newest first */
 } tl__iframe;
@@ -104,7 +104,7 @@ struct tl__interp {
 };
 
 tl_status tl__iframe_init(tl__iframe *fr, tl__interp *in, const tl_ir_func *f);
-/* Frees the frame's allocations, layouts and vector values. */
+/* Frees the frame's allocations and layouts. */
 void tl__iframe_free(tl__iframe *fr);
 
 /* The storage bound to buf's data variable (TL_EINVAL at span if none). */

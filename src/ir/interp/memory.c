@@ -25,9 +25,6 @@ tl_status tl__iframe_init(tl__iframe *fr, tl__interp *in, const tl_ir_func *f) {
 
 void tl__iframe_free(tl__iframe *fr) {
   tl__interp_free_to(fr, NULL);
-  if (fr->bound)
-    for (uint32_t i = 0; i < fr->in->nvars; i++)
-      if (fr->bound[i] == 2) tl__free(fr->vals[i].p);
   if (fr->layouts)
     for (uint32_t i = 0; i < fr->in->nbuffers; i++) tl__free(fr->layouts[i].dims);
   tl__free(fr->vals);

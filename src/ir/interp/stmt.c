@@ -196,28 +196,13 @@ static tl_status exec_let(tl__iframe *fr, const tl_ir_stmt *s) {
     return tl__interp_error(TL_EINVAL, s->span, "let '%s' of %s bound to a %s value", v->name,
                             tl__interp_dtype_name(v->dtype, na), tl__interp_dtype_name(value->dtype, nb));
   }
+  if (v->dtype.lanes > 1)
+    return tl__interp_error(TL_EUNSUPPORTED, s->span, "let '%s': vector-typed variables are not supported", v->name);
   saved_var saved = {fr->vals[v->id], fr->bound[v->id]};
   tl__ival val;
-  uint8_t kind = 1;
-  if (v->dtype.lanes > 1) {
-    tl__ival *lanes = tl__malloc(v->dtype.lanes * sizeof *lanes);
-    if (!lanes) return tl__oom();
-    for (uint32_t l = 0; l < v->dtype.lanes; l++) {
-      tl_status st = tl__interp_eval(fr, value, l, &lanes[l]);
-      if (st != TL_OK) {
-        tl__free(lanes);
-        return st;
-      }
-    }
-    val.p = lanes;
-    kind = 2;
-  } else {
-    TL__TRY(tl__interp_eval(fr, value, 0, &val));
-  }
-  fr->vals[v->id] = val;
-  fr->bound[v->id] = kind;
+  TL__TRY(tl__interp_eval(fr, value, 0, &val));
+  tl__interp_bind(fr, v, val);
   tl_status st = exec_body(fr, s->u.let.body);
-  if (kind == 2) tl__free(fr->vals[v->id].p);
   fr->vals[v->id] = saved.val;
   fr->bound[v->id] = saved.bound;
   return st;
