@@ -138,6 +138,56 @@ static void test_gemm_accumulates(void **state) {
   }
 }
 
+/* A float16 accumulator rounds the product and the sum to float16 at every step;
+ * int8 operands accumulate in int32 with wrap-around. */
+static void test_gemm_other_accumulators(void **state) {
+  (void)state;
+  enum { M = 3, K = 37, N = 2 };
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32);
+  tl_ir_buffer *A = buf2(m, "A", F16, I32(M), I32(K), GLOBAL), *B = buf2(m, "B", F16, I32(K), I32(N), GLOBAL),
+               *C = buf2(m, "C", F16, I32(M), I32(N), GLOBAL);
+  tl_ir_buffer *IA = buf2(m, "IA", TL_DT_INT8, I32(M), I32(K), GLOBAL),
+               *IB = buf2(m, "IB", TL_DT_INT8, I32(N), I32(K), GLOBAL),
+               *IC = buf2(m, "IC", TL_DT_INT32, I32(M), I32(N), GLOBAL);
+  make_func(m, "g", (tl_ir_buffer *[]){A, B, C, IA, IB, IC}, 6,
+            kernel2(m, I32(1), NULL, bx, NULL,
+                    SEQ(TILE(TL_OP_GEMM, FULL(A), FULL(B), FULL(C), I32(0), I32(0), I32(1)),
+                        TILE(TL_OP_GEMM, FULL(IA), FULL(IB), FULL(IC), I32(0), I32(1), I32(0)))));
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  uint16_t a[M * K], b[K * N], c[M * N];
+  int8_t ia[M * K], ib[N * K];
+  int32_t ic[M * N];
+  uint64_t rng = 9;
+  for (int k = 0; k < M * K; k++) {
+    a[k] = tl__f64_to_f16(8 * test_uniform(&rng));
+    ia[k] = (int8_t)(test_uniform(&rng) * 127);
+  }
+  for (int k = 0; k < K * N; k++) {
+    b[k] = tl__f64_to_f16(8 * test_uniform(&rng));
+    ib[k] = (int8_t)(test_uniform(&rng) * 127);
+  }
+  for (int k = 0; k < M * N; k++) ic[k] = INT32_MAX - 1000 * k;
+  host_tensor h[6];
+  tl_value args[] = {ht_wrap(&h[0], F16, a, 2, M, K), ht_wrap(&h[1], F16, b, 2, K, N), ht_wrap(&h[2], F16, c, 2, M, N),
+                     ht_wrap(&h[3], TL_DT_INT8, ia, 2, M, K), ht_wrap(&h[4], TL_DT_INT8, ib, 2, N, K),
+                     ht_wrap(&h[5], TL_DT_INT32, ic, 2, M, N)};
+  TL_ASSERT_OK(tl_ir_interpret(m, "g", args, 6));
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double acc = 0;
+      uint32_t iacc = (uint32_t)(INT32_MAX - 1000 * (i * N + j));
+      for (int k = 0; k < K; k++) {
+        acc = tl__round_f16(acc + tl__round_f16(tl__f16_to_f64(a[i * K + k]) * tl__f16_to_f64(b[k * N + j])));
+        iacc += (uint32_t)(ia[i * K + k] * ib[j * K + k]);
+      }
+      assert_int_equal(c[i * N + j], tl__f64_to_f16(acc));
+      assert_int_equal(ic[i * N + j], (int32_t)iacc);
+    }
+  tl_ir_module_free(m);
+}
+
 /* ----------------------------------------------------------------- softmax */
 
 static void test_softmax(void **state) {
@@ -405,6 +455,50 @@ static void test_copy_converts_and_checks_shared(void **state) {
   tl_ir_module_free(m);
 }
 
+/* Every allocation the interpreter makes (frames, allocations, tile-op buffers,
+ * messages) fails cleanly with TL_ENOMEM. */
+typedef struct oom_ctx {
+  tl_ir_module *m;
+  tl_value *args;
+} oom_ctx;
+
+static tl_status oom_op(void *p) {
+  oom_ctx *c = p;
+  return tl_ir_interpret(c->m, "softmax_small", c->args, 2);
+}
+
+static void test_oom_sweep(void **state) {
+  (void)state;
+  enum { M = 5, N = 8, R = 4 };
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32), *i = tl_ir_var_new(m, "i", TL_DT_INT32),
+            *j = tl_ir_var_new(m, "j", TL_DT_INT32);
+  tl_ir_buffer *X = buf2(m, "X", F32, I32(M), I32(N), GLOBAL), *Y = buf2(m, "Y", F32, I32(M), I32(N), GLOBAL);
+  tl_ir_buffer *Xs = buf2(m, "X_s", F32, I32(R), I32(N), SHARED), *mx = buf1(m, "mx", F32, I32(R), FRAG),
+               *Cs = buf1(m, "cs", F32, I32(N), FRAG);
+  tl_ir_expr *r0 = MUL(VAR(bx), I32(R));
+  make_func(m, "softmax_small", (tl_ir_buffer *[]){X, Y}, 2,
+            kernel2(m, ceildiv(m, I32(M), I32(R)), NULL, bx, NULL,
+                    SEQ(tl_ir_alloc(m, Xs), tl_ir_alloc(m, mx), tl_ir_alloc(m, Cs),
+                        TILE(TL_OP_COPY, region2(m, X, r0, I32(R), I32(0), I32(N)), FULL(Xs)),
+                        TILE(TL_OP_REDUCE_MAX, FULL(Xs), FULL(mx), I32(1), I32(1)),
+                        TILE(TL_OP_CUMSUM, region2(m, Xs, I32(0), I32(1), I32(0), I32(N)), FULL(Cs), I32(0), I32(0)),
+                        tl_ir_for(m, TL_FOR_PARALLEL, 2, (tl_ir_var *[]){i, j}, NULL, EXPRS(I32(R), I32(N)),
+                                  STORE(Xs, SUB(LOAD(Xs, VAR(i), VAR(j)), LOAD(mx, VAR(i))), VAR(i), VAR(j))),
+                        TILE(TL_OP_ATOMIC_ADD, region2(m, Xs, I32(0), I32(1), I32(0), I32(N)), FULL(Cs)),
+                        TILE(TL_OP_COPY, FULL(Xs), region2(m, Y, r0, I32(R), I32(0), I32(N))))));
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  float x[M * N], y[M * N];
+  for (int k = 0; k < M * N; k++) x[k] = (float)(k % 7);
+  host_tensor hx, hy;
+  tl_value args[] = {ht_wrap(&hx, F32, x, 2, M, N), ht_wrap(&hy, F32, y, 2, M, N)};
+  oom_ctx c = {m, args};
+  long sites = tl_oom_sweep(oom_op, NULL, &c);
+  assert_true(sites >= 5);
+  tl_ir_module_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vadd_non_dividing_tile),
@@ -413,12 +507,14 @@ int main(void) {
       cmocka_unit_test(test_gemm_tn),
       cmocka_unit_test(test_gemm_tt),
       cmocka_unit_test(test_gemm_accumulates),
+      cmocka_unit_test(test_gemm_other_accumulators),
       cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_reductions),
       cmocka_unit_test(test_reduce_int_and_errors),
       cmocka_unit_test(test_cumsum),
       cmocka_unit_test(test_fill_clear_atomic),
       cmocka_unit_test(test_copy_converts_and_checks_shared),
+      cmocka_unit_test(test_oom_sweep),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

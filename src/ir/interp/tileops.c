@@ -227,7 +227,7 @@ static void matrix_index(const region *r, int64_t row, int64_t col, int64_t *idx
   idx[r->ndim - 1] += col;
 }
 
-/* Reads a matrix operand as op(X)[rows][cols] of doubles (exact for every dtype
+/* Reads a matrix operand, or its transpose, as [rows][cols] doubles (exact for every dtype
  * the interpreter holds, integers up to 2^53). */
 static tl_status read_matrix(tl__iframe *fr, const region *r, bool trans, int64_t rows, int64_t cols,
                              tl_ir_span span, double *out) {
@@ -270,23 +270,34 @@ static tl_status op_gemm(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span
   size_t na = (size_t)(M * K), nb = (size_t)(K * N);
   double *a = tl__malloc((na + nb + 1) * sizeof *a);
   if (!a) return tl__oom();
-  double *b = a + na;
+  double *b = a + na; /* op(B) transposed (N x K), so the k loop reads both contiguously */
   tl_status st = read_matrix(fr, &A, ta != 0, M, K, span, a);
-  if (st == TL_OK) st = read_matrix(fr, &B, tb != 0, K, N, span, b);
+  if (st == TL_OK) st = read_matrix(fr, &B, tb == 0, N, K, span, b);
+  bool fast32 = C.dt.code == TL_DTYPE_FLOAT && C.dt.bits == 32 && tl_dtype_is_float(A.dt) && A.dt.bits <= 32 &&
+                tl_dtype_is_float(B.dt) && B.dt.bits <= 32;
   int64_t idx[MAX_DIMS];
   for (int64_t i = 0; i < M && st == TL_OK; i++)
     for (int64_t j = 0; j < N && st == TL_OK; j++) {
       matrix_index(&C, i, j, idx);
       tl__ival acc = zero_of(C.dt);
       if (!clear && (st = read_elem(fr, &C, idx, span, &acc)) != TL_OK) break;
+      const double *ai = a + i * K, *bj = b + j * K;
       if (cint) {
         for (int64_t k = 0; k < K; k++) {
-          int64_t prod = tl__iv_wrap(C.dt, (int64_t)((uint64_t)(int64_t)a[i * K + k] * (uint64_t)(int64_t)b[k * N + j]));
+          int64_t prod = tl__iv_wrap(C.dt, (int64_t)((uint64_t)(int64_t)ai[k] * (uint64_t)(int64_t)bj[k]));
           acc.i = tl__iv_wrap(C.dt, (int64_t)((uint64_t)acc.i + (uint64_t)prod));
         }
+      } else if (fast32) {
+        /* float32 C with float operands of at most 32 bits (all exact in float):
+         * IEEE float multiply and add round exactly as the definition asks. */
+        float facc = (float)acc.f;
+        for (int64_t k = 0; k < K; k++) {
+          float prod = (float)ai[k] * (float)bj[k];
+          facc = facc + prod;
+        }
+        acc.f = facc;
       } else {
-        for (int64_t k = 0; k < K; k++)
-          acc.f = tl__iv_round(C.dt, acc.f + tl__iv_round(C.dt, a[i * K + k] * b[k * N + j]));
+        for (int64_t k = 0; k < K; k++) acc.f = tl__iv_round(C.dt, acc.f + tl__iv_round(C.dt, ai[k] * bj[k]));
       }
       st = write_elem(fr, &C, idx, span, acc);
     }
