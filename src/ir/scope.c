@@ -17,7 +17,7 @@ static int bind_slot(const tl_ir_stmt *d, const tl_ir_var *v) {
     }
     return -1;
   case TL_STMT_ALLOC:
-    return d->u.alloc.buffer->data == v ? 0 : -1;
+    return d->u.alloc.buffer && d->u.alloc.buffer->data == v ? 0 : -1;
   default:
     return -1;
   }

@@ -100,6 +100,7 @@ tl_status tl__verify_buffer_use(const tl__vctx *c, const tl__ir_bind *b, const t
 /* Indices of a load or store: integers; only the last may be a vector. */
 static tl_status check_indices(const tl__vctx *c, const tl__ir_bind *b, const tl_ir_buffer *buf,
                                tl_ir_expr *const *idx, uint32_t n) {
+  if (n && !idx) return tl__verr(c, (tl_ir_span){0}, "access to buffer '%s' lacks its indices", buf->name);
   for (uint32_t i = 0; i < n; i++) {
     TL__TRY(tl__verify_expr(c, b, idx[i]));
     if (!tl_dtype_is_int(idx[i]->dtype))
@@ -261,6 +262,8 @@ tl_status tl__verify_expr(const tl__vctx *c, const tl__ir_bind *b, const tl_ir_e
     if ((unsigned)e->u.call.op >= TL_OP__COUNT) return tl__verr(c, e->span, "invalid op %d", (int)e->u.call.op);
     if (tl_ir_op_is_tile(e->u.call.op))
       return tl__verr(c, e->span, "%s is a statement, not a value", tl_ir_op_name(e->u.call.op));
+    if (e->u.call.nargs && !e->u.call.args)
+      return tl__verr(c, e->span, "%s lacks its arguments", tl_ir_op_name(e->u.call.op));
     for (uint32_t i = 0; i < e->u.call.nargs; i++) TL__TRY(tl__verify_expr(c, b, e->u.call.args[i]));
     return tl__verify_value_call(c, e);
   case TL_EXPR_REGION:
@@ -431,6 +434,7 @@ static tl_status verify_launch_target(const tl__vctx *c, const tl_ir_stmt *s) {
                     (unsigned)s->u.launch.nargs, (unsigned)k->nparams);
   for (uint32_t i = 0; i < k->nparams; i++) {
     const tl_ir_param *p = &k->params[i];
+    if (p->kind != TL_PARAM_BUFFER && !p->var) return tl__verr(c, k->span, "parameter '%s' of '%s' has no variable", p->name, name);
     tl_dtype want = p->kind == TL_PARAM_BUFFER ? TL_DT_HANDLE : p->var->dtype;
     tl_dtype got = s->u.launch.args[i]->dtype;
     if (!tl_dtype_eq(want, got))
@@ -457,6 +461,7 @@ static tl_status verify_launch(const tl__vctx *c, const tl__ir_bind *b, const tl
 static tl_status verify_stmt_inner(tl__vctx *c, const tl__ir_bind *b, const tl_ir_stmt *s) {
   switch (s->kind) {
   case TL_STMT_SEQ:
+    if (s->u.seq.n && !s->u.seq.stmts) return tl__verr(c, s->span, "sequence lacks its statements");
     for (uint32_t i = 0; i < s->u.seq.n; i++)
       if (!s->u.seq.stmts[i]) return tl__verr(c, s->span, "missing statement %u in a sequence", (unsigned)i);
     return verify_seq_from(c, b, s, 0);

@@ -243,6 +243,7 @@ tl_status tl__verify_tile_op(const tl__vctx *c, const tl__ir_bind *b, const tl_i
   if (e->dtype.code != TL_DTYPE_HANDLE) return tl__verr(c, e->span, "%s must have dtype handle, not %s", name, tl__dtn(e->dtype).s);
   uint32_t want = (uint32_t)strlen(sig->kinds);
   if (e->u.call.nargs != want) return nargs_error(c, e, want);
+  if (!e->u.call.args) return tl__verr(c, e->span, "%s lacks its arguments", name);
   tl_ir_expr *const *a = e->u.call.args;
   for (uint32_t i = 0; i < want; i++) {
     const tl_ir_expr *x = a[i];

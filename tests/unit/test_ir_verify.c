@@ -596,6 +596,33 @@ static void test_launch_and_device_kernels(void **state) {
   TL_ASSERT_OK(tl_ir_verify_module(M));
 }
 
+static void test_kernel_forms(void **state) {
+  (void)state;
+  at(23, 2);
+  tl_ir_expr *g[2] = {f32(2), i32(2)}, *t[1] = {i32(32)};
+  tl_ir_var *bx = var("bx");
+  expect_err(tl_ir_kernel(M, 1, g, 1, t, &bx, tl_ir_barrier(M)), "t.py:23:2: a grid extent must be an integer, not float32");
+  tl_ir_stmt *k = tl_ir_kernel(M, 1, g + 1, 1, t, &bx, tl_ir_barrier(M));
+  expect_ok(k);
+  k->u.kernel.threads_ndim = 0;
+  expect_err(k, "t.py:23:2: T.Kernel has 0 thread dimensions; 1 to 3 are allowed");
+  k->u.kernel.threads_ndim = 1;
+  k->u.kernel.grid[1] = i32(4);
+  expect_err(k, "t.py:23:2: T.Kernel sets grid dimension 1 past grid_ndim 1");
+  k->u.kernel.grid[1] = NULL;
+  tl_ir_var *fx = tl_ir_var_new(M, "fx", TL_DT_FLOAT32);
+  expect_err(tl_ir_kernel(M, 1, g + 1, 1, t, &fx, tl_ir_barrier(M)), "t.py:23:2: variable 'fx' must be an integer, not float32");
+  /* Lowering binds thread variables; they are defined in the body. */
+  tl_ir_buffer *a = param("A", TL_DT_FLOAT32, 1, 32, 0);
+  tl_ir_var *tx = var("tx");
+  tl_ir_stmt *k2 = tl_ir_kernel(M, 1, g + 1, 1, t, &bx, store1(a, ref(tx), f32(0)));
+  expect_err(k2, "t.py:23:2: use of undefined variable 'tx'");
+  k2->u.kernel.thread_vars[0] = tx;
+  expect_ok(k2);
+  k2->u.kernel.thread_vars[1] = bx;
+  expect_err(k2, "t.py:23:2: variable 'bx' is defined twice");
+}
+
 /* ---------------------------------------------------------------- spans */
 
 static void test_message_locations(void **state) {
@@ -640,6 +667,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_gemm_shapes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reduce_shapes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_launch_and_device_kernels, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kernel_forms, setup, teardown),
       cmocka_unit_test_setup_teardown(test_message_locations, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
