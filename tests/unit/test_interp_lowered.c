@@ -185,6 +185,15 @@ static void test_launch_binds_free_indices(void **state) {
   TL_ASSERT_OK(tl_ir_interpret(m, "vadd", args, 3));
   for (int k = 0; k < LN; k++) assert_true(c[k] == (float)k + 0.5f);
   TL_ASSERT_ERR(tl_ir_interpret(m, "missing", &args[2], 1), TL_ENOTFOUND, "launch of unknown kernel 'no_such_kernel'");
+  /* Only a buffer's data passes a buffer: a handle the program computes does not. */
+  tl_ir_func *forged;
+  TL_ASSERT_OK(tl_ir_func_new(m, "forged", &forged));
+  tl_ir_expr *grid[3] = {I32(1), I32(1), I32(1)}, *block[3] = {I32(1), I32(1), I32(1)};
+  tl_ir_expr *h = tl_ir_int(m, TL_DT_HANDLE, 64);
+  forged->callconv = TL_CALLCONV_PACKED;
+  forged->body = tl_ir_launch(m, "vadd_kernel", 4, EXPRS(h, h, h, I32(1)), grid, block, NULL);
+  TL_ASSERT_ERR(tl_ir_interpret(m, "forged", NULL, 0), TL_EINVAL,
+                "launch of 'vadd_kernel': argument 'A' must be the data of a buffer");
   tl_ir_module_free(m);
 }
 

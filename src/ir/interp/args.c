@@ -191,9 +191,7 @@ static tl_status bind_storage(tl__iframe *fr, const tl_ir_param *p, const DLTens
   st->buffer = buf;
   if (!buf->data || buf->data->id >= fr->in->nvars)
     return tl__error(TL_EINVAL, "argument '%s': the buffer has no data variable of the module", p->name);
-  tl__ival h;
-  h.p = st;
-  tl__interp_bind(fr, buf->data, h);
+  tl__interp_bind_storage(fr, buf->data, st);
   return TL_OK;
 }
 

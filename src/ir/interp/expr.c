@@ -10,7 +10,12 @@
 
 void tl__interp_bind(tl__iframe *fr, const tl_ir_var *v, tl__ival val) {
   fr->vals[v->id] = val;
-  fr->bound[v->id] = 1;
+  fr->bound[v->id] = TL__BOUND_VALUE;
+}
+
+void tl__interp_bind_storage(tl__iframe *fr, const tl_ir_var *v, tl__istore *st) {
+  fr->vals[v->id].p = st;
+  fr->bound[v->id] = TL__BOUND_STORAGE;
 }
 
 tl_status tl__interp_check_var(tl__iframe *fr, const tl_ir_var *v, tl_ir_span span) {

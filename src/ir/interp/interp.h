@@ -87,12 +87,17 @@ typedef struct tl__ilayout {
 
 typedef struct tl__interp tl__interp;
 
+/* How a variable is bound. Only data variables bound to memory by the interpreter
+ * itself (arguments, allocations, launches passing them on) count as buffers, so
+ * no handle value computed by the program is ever taken for memory. */
+enum { TL__UNBOUND = 0, TL__BOUND_VALUE = 1, TL__BOUND_STORAGE = 2 };
+
 /* One function invocation: variable values and buffer layouts, indexed by id. */
 typedef struct tl__iframe {
   tl__interp *in;
   const tl_ir_func *func;
   tl__ival *vals;
-  uint8_t *bound;      /* per variable: 1 while bound */
+  uint8_t *bound;      /* per variable: TL__BOUND_* */
   tl__ilayout *layouts;
   tl__istore *allocs;  /* live allocations, newest first */
 } tl__iframe;
@@ -132,8 +137,9 @@ tl_status tl__interp_oob(tl_ir_span span, const tl_ir_buffer *buf, const int64_t
 tl_status tl__interp_eval(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, tl__ival *out);
 /* Evaluates an integer expression to int64. */
 tl_status tl__interp_eval_int(tl__iframe *fr, const tl_ir_expr *e, int64_t *out);
-/* Binds / unbinds a scalar variable. */
+/* Binds a variable to a value / a buffer's data variable to memory. */
 void tl__interp_bind(tl__iframe *fr, const tl_ir_var *v, tl__ival val);
+void tl__interp_bind_storage(tl__iframe *fr, const tl_ir_var *v, tl__istore *st);
 tl_status tl__interp_check_var(tl__iframe *fr, const tl_ir_var *v, tl_ir_span span);
 
 /* Runs a statement. */

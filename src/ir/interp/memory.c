@@ -37,7 +37,7 @@ void tl__iframe_free(tl__iframe *fr) {
 
 tl_status tl__interp_storage(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span, tl__istore **out) {
   const tl_ir_var *d = buf->data;
-  if (!d || d->id >= fr->in->nvars || fr->bound[d->id] != 1 || !fr->vals[d->id].p)
+  if (!d || d->id >= fr->in->nvars || fr->bound[d->id] != TL__BOUND_STORAGE || !fr->vals[d->id].p)
     return tl__interp_error(TL_EINVAL, span, "buffer '%s' is used where it is not allocated", buf->name);
   *out = fr->vals[d->id].p;
   return TL_OK;
@@ -181,8 +181,7 @@ tl_status tl__interp_alloc(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span s
   b->prev_val = fr->vals[d->id];
   b->prev_bound = fr->bound[d->id];
   fr->allocs = &b->store;
-  fr->vals[d->id].p = &b->store;
-  fr->bound[d->id] = 1;
+  tl__interp_bind_storage(fr, d, &b->store);
   return TL_OK;
 }
 

@@ -256,14 +256,15 @@ static tl_status bind_launch_args(tl__iframe *caller, tl__iframe *kf, const tl_i
     if (!a) return tl__interp_error(TL_EINVAL, s->span, "launch of '%s': missing argument %u", k->name, i);
     tl__ival v;
     if (p->kind == TL_PARAM_BUFFER) {
-      if (a->dtype.code != TL_DTYPE_HANDLE)
-        return tl__interp_error(TL_EINVAL, s->span, "launch of '%s': argument '%s' must be a buffer handle", k->name,
+      /* A buffer travels as its data variable, bound to memory in the caller. */
+      const tl_ir_var *src = a->kind == TL_EXPR_VAR ? a->u.var : NULL;
+      if (!src || src->id >= caller->in->nvars || caller->bound[src->id] != TL__BOUND_STORAGE)
+        return tl__interp_error(TL_EINVAL, s->span, "launch of '%s': argument '%s' must be the data of a buffer",
+                                k->name, p->name);
+      if (!p->buffer || !p->buffer->data || p->buffer->data->id >= kf->in->nvars)
+        return tl__interp_error(TL_EINVAL, s->span, "launch of '%s': parameter '%s' has no data variable", k->name,
                                 p->name);
-      TL__TRY(tl__interp_eval(caller, a, 0, &v));
-      if (!v.p || !p->buffer || !p->buffer->data || p->buffer->data->id >= kf->in->nvars)
-        return tl__interp_error(TL_EINVAL, s->span, "launch of '%s': argument '%s' is not a buffer", k->name,
-                                p->name);
-      tl__interp_bind(kf, p->buffer->data, v);
+      tl__interp_bind_storage(kf, p->buffer->data, caller->vals[src->id].p);
     } else {
       if (!p->var || p->var->id >= kf->in->nvars)
         return tl__interp_error(TL_EINVAL, s->span, "launch of '%s': bad parameter %u", k->name, i);
