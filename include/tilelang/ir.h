@@ -335,7 +335,10 @@ TL_API void tl_ir_module_remove_func(tl_ir_module *mod, size_t i);
 TL_API tl_status tl_ir_module_set_attr_str(tl_ir_module *mod, const char *key, const char *value);
 TL_API tl_status tl_ir_module_set_attr_int(tl_ir_module *mod, const char *key, int64_t value);
 TL_API const tl_ir_attr *tl_ir_module_attr(const tl_ir_module *mod, const char *key); /* NULL if absent */
-/* A deep copy of `src` (functions, attributes) into a new module. */
+/* A deep copy of `src` (functions, attributes) into a new module: a variable or
+ * buffer used in several places is one object in the copy; ids are kept, so the
+ * copy prints, hashes and compares like the original. Free with tl_ir_module_free.
+ * Not thread-safe with writers of `src`. */
 TL_API tl_status tl_ir_module_clone(const tl_ir_module *src, tl_ir_module **out);
 /* Copies a string into the module's arena (NULL on out of memory, message set). */
 TL_API const char *tl_ir_module_intern(tl_ir_module *mod, const char *s);
@@ -347,7 +350,11 @@ TL_API const char *tl_ir_module_intern(tl_ir_module *mod, const char *s);
  * whenever a required node argument is NULL, so a C program can build a whole
  * tree and check once at the end. Each new node gets the module's current
  * location (tl_ir_builder_set_loc), so a parser or a pass sets it once per
- * construct. */
+ * construct. Caller errors that are not a NULL node (a NULL name, a loop with no
+ * variable, grid_ndim outside 1..3, only one of a region's mins/extents) give NULL
+ * with a TL_EINVAL message. The tl_ir_func_add_*_param functions given a NULL node
+ * return the status of the builder failure that produced it (TL_ENOMEM, ...).
+ * Not thread-safe (one thread builds a module at a time). */
 
 TL_API void tl_ir_builder_set_loc(tl_ir_module *mod, tl_ir_span span);
 TL_API tl_ir_span tl_ir_builder_loc(const tl_ir_module *mod);
@@ -415,7 +422,11 @@ TL_API const tl_ir_attr *tl_ir_func_attr(const tl_ir_func *f, const char *key); 
 /* --------------------------------------------------------- visitor, mutator */
 
 /* Pre-order traversal. A callback returns false to skip the node's children.
- * Either callback may be NULL. Buffer shapes are not visited. */
+ * Either callback may be NULL. Buffer shapes are not visited. Children come in
+ * source order: per dimension a region's min then extent, per level a loop's min
+ * then extent then the body, a kernel's grid then threads then body, a launch's
+ * args, grid, block, dyn_shared_bytes. A node shared by several parents is
+ * visited once per parent. NULL is ignored. */
 typedef struct tl_ir_visitor {
   bool (*expr)(struct tl_ir_visitor *v, const tl_ir_expr *e);
   bool (*stmt)(struct tl_ir_visitor *v, const tl_ir_stmt *s);
@@ -428,7 +439,14 @@ TL_API void tl_ir_visit_stmt(tl_ir_visitor *v, const tl_ir_stmt *s);
  * the children; a callback calls tl_ir_mutate_*_children for the default behaviour
  * on the parts it does not replace. A node whose children are all unchanged is
  * returned as is. On error a callback calls tl_ir_mutator_fail and returns NULL;
- * the mutation then unwinds and returns NULL with mu->status set. */
+ * the mutation then unwinds and returns NULL with mu->status set.
+ * Details: a rebuilt node keeps the original's span and fields; the dtypes of
+ * binary, unary, select, load, ramp and broadcast nodes are recomputed with the
+ * builder's rules (casts and calls keep theirs). Definitions (loop/let/kernel
+ * variables) and buffers are not rewritten by the default behaviour. A callback
+ * returning NULL after a builder failed records that failure (TL_ENOMEM, ...);
+ * NULL without any failure is TL_EINTERNAL. Once mu->status is set every call
+ * returns NULL. Mutating NULL returns NULL without failing. */
 typedef struct tl_ir_mutator {
   tl_ir_module *mod;
   tl_ir_expr *(*expr)(struct tl_ir_mutator *mu, tl_ir_expr *e);
@@ -443,7 +461,10 @@ TL_API tl_ir_stmt *tl_ir_mutate_stmt_children(tl_ir_mutator *mu, tl_ir_stmt *s);
 /* Records the failure (the message is already set) and returns s. */
 TL_API tl_status tl_ir_mutator_fail(tl_ir_mutator *mu, tl_status s);
 
-/* Replaces variables: every use of vars[i] becomes values[i]. */
+/* Replaces variables: every use (TL_EXPR_VAR) of vars[i] becomes values[i]
+ * (the same node at every use); definitions and buffer shapes are left alone.
+ * Returns the same node when nothing changed; NULL with the message set on
+ * failure (out of memory, NULL vars or values). */
 TL_API tl_ir_stmt *tl_ir_substitute_stmt(tl_ir_module *mod, tl_ir_stmt *s, uint32_t n, tl_ir_var *const *vars,
                                          tl_ir_expr *const *values);
 TL_API tl_ir_expr *tl_ir_substitute_expr(tl_ir_module *mod, tl_ir_expr *e, uint32_t n, tl_ir_var *const *vars,
@@ -454,7 +475,13 @@ TL_API tl_ir_expr *tl_ir_substitute_expr(tl_ir_module *mod, tl_ir_expr *e, uint3
 /* Structural equality and hash: variables and buffers are matched by where they are
  * defined, so renaming a local variable or buffer changes neither. Function names,
  * parameter names, dtypes, shapes, scopes, constants and attributes count; spans do
- * not. Equal functions hash equally. Thread-safe for finished modules. */
+ * not. Equal functions hash equally. Thread-safe for finished modules.
+ * Details (docs/ir.md): a use is resolved to its enclosing FOR/LET/KERNEL/ALLOC by
+ * distance and slot, to a parameter by index, or to a symbolic dim by its first
+ * mention in the parameters' shapes; variables and buffers defined nowhere are
+ * matched by name. Float constants compare bitwise (-0.0 != 0.0) except that all
+ * NaNs are equal. Attributes compare as sets; a module's functions in order. Ids
+ * do not count. Neither allocates, so neither can fail. */
 TL_API bool tl_ir_func_equal(const tl_ir_func *a, const tl_ir_func *b);
 TL_API uint64_t tl_ir_func_hash(const tl_ir_func *f);
 TL_API bool tl_ir_module_equal(const tl_ir_module *a, const tl_ir_module *b);
@@ -476,7 +503,13 @@ TL_API char *tl_ir_print_expr(const tl_ir_expr *e);
  * buffer ranks match their uses, scopes are used where they are legal (shared and
  * fragment buffers only inside T.Kernel), T.Kernel is not nested, tile-op arguments
  * follow their conventions. TL_EINVAL with "file:line:col: message" on the first
- * problem. */
+ * problem (the location of the offending node, else of its innermost statement
+ * that has one, else of the function; the bare message when none is known).
+ * The full rule list is in docs/ir.md. Tile-op dims are 0..ndim-1 (the front end
+ * normalizes negative dims). A device kernel's body counts as inside a kernel.
+ * tl_ir_verify_func sees one function, so it cannot check that a launch names an
+ * existing device kernel with matching parameters; tl_ir_verify_module does.
+ * Thread-safe for finished modules. */
 TL_API tl_status tl_ir_verify_module(const tl_ir_module *mod);
 TL_API tl_status tl_ir_verify_func(const tl_ir_func *f);
 

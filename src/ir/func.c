@@ -9,16 +9,16 @@
 
 tl_status tl_ir_func_new(tl_ir_module *mod, const char *name, tl_ir_func **out) {
   *out = NULL;
-  if (!name || !*name) return tl__error(TL_EINVAL, "tl_ir_func_new: a function needs a name");
+  if (!name || !*name) return tl__ir_fail(mod, tl__error(TL_EINVAL, "tl_ir_func_new: a function needs a name"));
   if (tl_ir_module_find_func(mod, name))
-    return tl__error(TL_EINVAL, "function '%s' is already defined in the module", name);
+    return tl__ir_fail(mod, tl__error(TL_EINVAL, "function '%s' is already defined in the module", name));
   tl_ir_func *f = tl__ir_alloc(mod, sizeof *f);
   if (!f) return TL_ENOMEM;
   f->name = tl__ir_intern(mod, name);
   if (!f->name) return TL_ENOMEM;
   f->callconv = TL_CALLCONV_DEFAULT;
   f->span = mod->loc;
-  TL__TRY(tl__vec_push(&mod->funcs, &f));
+  if (tl__vec_push(&mod->funcs, &f) != TL_OK) return tl__ir_fail(mod, TL_ENOMEM);
   *out = f;
   return TL_OK;
 }

@@ -1,0 +1,306 @@
+/* The verifier's checks of calls: math intrinsics as values, tile ops as
+ * statements (argument counts and kinds as documented in ir.h, region ranks, and
+ * shapes that must agree whenever they are constants). */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "verify.h"
+
+/* ------------------------------------------------------------ value calls */
+
+static tl_status nargs_error(const tl__vctx *c, const tl_ir_expr *e, uint32_t want) {
+  return tl__verr(c, e->span, "%s takes %u argument%s, got %u", tl_ir_op_name(e->u.call.op), (unsigned)want,
+                  want == 1 ? "" : "s", (unsigned)e->u.call.nargs);
+}
+
+static bool is_numeric(tl_dtype t) { return tl_dtype_is_int(t) || tl_dtype_is_float(t); }
+
+tl_status tl__verify_value_call(const tl__vctx *c, const tl_ir_expr *e) {
+  tl_ir_op op = e->u.call.op;
+  const char *name = tl_ir_op_name(op);
+  tl_ir_expr *const *a = e->u.call.args;
+  uint32_t want;
+  switch (op) {
+  case TL_OP_POW: want = 2; break;
+  case TL_OP_FMA: want = 3; break;
+  case TL_OP_CEILDIV: want = 2; break;
+  case TL_OP_WARP_SHFL_XOR: want = 3; break;
+  default: want = 1; break;
+  }
+  if (e->u.call.nargs != want) return nargs_error(c, e, want);
+  tl_dtype t = a[0]->dtype;
+  switch (op) {
+  case TL_OP_ABS:
+    if (!is_numeric(t)) return tl__verr(c, e->span, "%s needs a number, not %s", name, tl__dtn(t).s);
+    break;
+  case TL_OP_CEILDIV:
+    if (!tl_dtype_is_int(t) || !tl_dtype_eq(t, a[1]->dtype))
+      return tl__verr(c, e->span, "%s needs two integers of one type, not %s and %s", name, tl__dtn(t).s,
+                      tl__dtn(a[1]->dtype).s);
+    break;
+  case TL_OP_WARP_SHFL_XOR:
+    if (!is_numeric(t)) return tl__verr(c, e->span, "%s needs a number, not %s", name, tl__dtn(t).s);
+    if (!tl_dtype_is_int(a[1]->dtype))
+      return tl__verr(c, e->span, "%s: the lane mask must be an integer, not %s", name, tl__dtn(a[1]->dtype).s);
+    if (a[2]->kind != TL_EXPR_INT || a[2]->u.int_value < 1 || a[2]->u.int_value > 32)
+      return tl__verr(c, e->span, "%s: the width must be an integer constant from 1 to 32", name);
+    break;
+  default: /* floating-point intrinsics: every argument has the result's type */
+    if (!tl_dtype_is_float(t)) return tl__verr(c, e->span, "%s needs a float argument, not %s", name, tl__dtn(t).s);
+    for (uint32_t i = 1; i < want; i++)
+      if (!tl_dtype_eq(a[i]->dtype, t))
+        return tl__verr(c, e->span, "arguments of %s differ in type: %s and %s", name, tl__dtn(t).s,
+                        tl__dtn(a[i]->dtype).s);
+    break;
+  }
+  if (!tl_dtype_eq(e->dtype, t))
+    return tl__verr(c, e->span, "%s of %s yields %s, but the node says %s", name, tl__dtn(t).s, tl__dtn(t).s,
+                    tl__dtn(e->dtype).s);
+  return TL_OK;
+}
+
+/* --------------------------------------------------------------- tile ops */
+
+/* Argument kinds: R region, E value expression, I integer constant, X either a
+ * region or a value. */
+typedef struct tile_sig {
+  const char *kinds;
+  const char *names[6];
+} tile_sig;
+
+static const tile_sig *tile_signature(tl_ir_op op) {
+  static const tile_sig copy = {"RR", {"src", "dst"}}, fill = {"RE", {"dst", "value"}}, clear = {"R", {"dst"}},
+                        gemm = {"RRRIII", {"A", "B", "C", "transpose_A", "transpose_B", "clear_accum"}},
+                        reduce = {"RRII", {"src", "dst", "dim", "clear"}}, atomic = {"RX", {"dst", "value"}},
+                        cumsum = {"RRII", {"src", "dst", "dim", "reverse"}}, elem = {"RE", {"dst", "value"}};
+  switch (op) {
+  case TL_OP_COPY: return &copy;
+  case TL_OP_FILL: return &fill;
+  case TL_OP_CLEAR: return &clear;
+  case TL_OP_GEMM: return &gemm;
+  case TL_OP_REDUCE_SUM:
+  case TL_OP_REDUCE_MAX:
+  case TL_OP_REDUCE_MIN:
+  case TL_OP_REDUCE_ABSSUM:
+  case TL_OP_REDUCE_ABSMAX: return &reduce;
+  case TL_OP_ATOMIC_ADD: return &atomic;
+  case TL_OP_CUMSUM: return &cumsum;
+  case TL_OP_ATOMIC_ADD_ELEM: return &elem;
+  default: return NULL;
+  }
+}
+
+static bool const_int(const tl_ir_expr *e, int64_t *v) {
+  if (!e || e->kind != TL_EXPR_INT) return false;
+  *v = e->u.int_value;
+  return true;
+}
+
+/* "[64, 32]" with "?" for extents that are not constants. */
+static const char *shape_text(const tl_ir_expr *r, char *buf, size_t cap) {
+  size_t len = (size_t)snprintf(buf, cap, "[");
+  for (uint32_t i = 0; i < r->u.region.ndim && len < cap; i++) {
+    int64_t v;
+    const char *sep = i ? ", " : "";
+    if (const_int(r->u.region.extents[i], &v))
+      len += (size_t)snprintf(buf + len, cap - len, "%s%lld", sep, (long long)v);
+    else
+      len += (size_t)snprintf(buf + len, cap - len, "%s?", sep);
+  }
+  if (len < cap) snprintf(buf + len, cap - len, "]");
+  return buf;
+}
+
+/* Two regions that must cover the same elements: equal extents once dimensions
+ * of constant extent 1 are dropped (T.copy(A[i, 0:64], S) copies 64 elements into
+ * a 64-element S), compared where both are constants. */
+static bool is_unit(const tl_ir_expr *e) {
+  int64_t v;
+  return const_int(e, &v) && v == 1;
+}
+
+/* The first dimension at or after i whose extent is not the constant 1. */
+static uint32_t next_nonunit(const tl_ir_expr *r, uint32_t i) {
+  while (i < r->u.region.ndim && is_unit(r->u.region.extents[i])) i++;
+  return i;
+}
+
+static tl_status check_same_shape(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *x, const tl_ir_expr *y) {
+  uint32_t nx = 0, ny = 0;
+  bool all_const = true;
+  for (uint32_t i = 0; i < x->u.region.ndim; i++) {
+    int64_t v;
+    all_const &= const_int(x->u.region.extents[i], &v);
+    nx += !is_unit(x->u.region.extents[i]);
+  }
+  for (uint32_t i = 0; i < y->u.region.ndim; i++) {
+    int64_t v;
+    all_const &= const_int(y->u.region.extents[i], &v);
+    ny += !is_unit(y->u.region.extents[i]);
+  }
+  bool bad = false;
+  if (nx == ny) {
+    for (uint32_t i = next_nonunit(x, 0), j = next_nonunit(y, 0); i < x->u.region.ndim;
+         i = next_nonunit(x, i + 1), j = next_nonunit(y, j + 1)) {
+      int64_t a, b;
+      if (const_int(x->u.region.extents[i], &a) && const_int(y->u.region.extents[j], &b) && a != b) bad = true;
+    }
+  } else {
+    bad = all_const; /* a symbolic extent might be 1 */
+  }
+  if (!bad) return TL_OK;
+  char sx[128], sy[128];
+  return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s but region of buffer '%s' has shape %s",
+                  tl_ir_op_name(e->u.call.op), x->u.region.buffer->name, shape_text(x, sx, sizeof sx),
+                  y->u.region.buffer->name, shape_text(y, sy, sizeof sy));
+}
+
+/* The two trailing extents of a gemm operand, (rows, cols) after its transpose. */
+static tl_status gemm_dims(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *r, const char *which,
+                           bool transpose, const tl_ir_expr **rows, const tl_ir_expr **cols) {
+  uint32_t n = r->u.region.ndim;
+  if (n < 2)
+    return tl__verr(c, e->span, "T.gemm: %s (buffer '%s') has %u dimension%s; gemm needs 2", which,
+                    r->u.region.buffer->name, (unsigned)n, n == 1 ? "" : "s");
+  *rows = r->u.region.extents[transpose ? n - 1 : n - 2];
+  *cols = r->u.region.extents[transpose ? n - 2 : n - 1];
+  return TL_OK;
+}
+
+static tl_status gemm_agree(const tl__vctx *c, const tl_ir_expr *e, const char *dim, const char *p, const tl_ir_expr *rp,
+                            const tl_ir_expr *x, const char *q, const tl_ir_expr *rq, const tl_ir_expr *y) {
+  int64_t a, b;
+  if (const_int(x, &a) && const_int(y, &b) && a != b)
+    return tl__verr(c, e->span, "T.gemm: %s of %s (buffer '%s') is %lld but %s of %s (buffer '%s') is %lld", dim, p,
+                    rp->u.region.buffer->name, (long long)a, dim, q, rq->u.region.buffer->name, (long long)b);
+  return TL_OK;
+}
+
+static tl_status check_gemm(const tl__vctx *c, const tl_ir_expr *e) {
+  tl_ir_expr *const *a = e->u.call.args;
+  const tl_ir_expr *am = NULL, *ak = NULL, *bk = NULL, *bn = NULL, *cm = NULL, *cn = NULL;
+  TL__TRY(gemm_dims(c, e, a[0], "A", a[3]->u.int_value != 0, &am, &ak));
+  TL__TRY(gemm_dims(c, e, a[1], "B", a[4]->u.int_value != 0, &bk, &bn));
+  TL__TRY(gemm_dims(c, e, a[2], "C", false, &cm, &cn));
+  TL__TRY(gemm_agree(c, e, "K", "A", a[0], ak, "B", a[1], bk));
+  TL__TRY(gemm_agree(c, e, "M", "A", a[0], am, "C", a[2], cm));
+  return gemm_agree(c, e, "N", "B", a[1], bn, "C", a[2], cn);
+}
+
+/* A dimension argument: 0 <= dim < the source region's rank. */
+static tl_status check_dim(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *src, int64_t dim) {
+  if (dim < 0 || dim >= (int64_t)src->u.region.ndim)
+    return tl__verr(c, e->span, "%s: dim %lld is out of range for the %u-dimensional region of buffer '%s'",
+                    tl_ir_op_name(e->u.call.op), (long long)dim, (unsigned)src->u.region.ndim,
+                    src->u.region.buffer->name);
+  return TL_OK;
+}
+
+/* dst is src without dimension `dim`, or src with that dimension of extent 1. */
+static tl_status check_reduce(const tl__vctx *c, const tl_ir_expr *e) {
+  const tl_ir_expr *src = e->u.call.args[0], *dst = e->u.call.args[1];
+  int64_t dim = e->u.call.args[2]->u.int_value;
+  TL__TRY(check_dim(c, e, src, dim));
+  uint32_t ns = src->u.region.ndim, nd = dst->u.region.ndim;
+  const char *name = tl_ir_op_name(e->u.call.op);
+  char ss[128], sd[128];
+  if (nd != ns && nd + 1 != ns)
+    return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s, which cannot hold the reduction of %s over dim %lld",
+                    name, dst->u.region.buffer->name, shape_text(dst, sd, sizeof sd), shape_text(src, ss, sizeof ss),
+                    (long long)dim);
+  for (uint32_t i = 0, j = 0; i < ns; i++) {
+    int64_t a, b;
+    if ((int64_t)i == dim) {
+      if (nd == ns) {
+        if (const_int(dst->u.region.extents[j], &b) && b != 1) goto mismatch;
+        j++;
+      }
+      continue;
+    }
+    if (const_int(src->u.region.extents[i], &a) && const_int(dst->u.region.extents[j], &b) && a != b) goto mismatch;
+    j++;
+  }
+  return TL_OK;
+mismatch:
+  return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s, which cannot hold the reduction of %s over dim %lld",
+                  name, dst->u.region.buffer->name, shape_text(dst, sd, sizeof sd), shape_text(src, ss, sizeof ss),
+                  (long long)dim);
+}
+
+static tl_status check_value(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *v, const char *arg) {
+  if (v->dtype.lanes != 1 || !(is_numeric(v->dtype) || tl_dtype_is_bool(v->dtype)))
+    return tl__verr(c, v->span, "%s: %s must be a scalar number, not %s", tl_ir_op_name(e->u.call.op), arg,
+                    tl__dtn(v->dtype).s);
+  return TL_OK;
+}
+
+tl_status tl__verify_tile_op(const tl__vctx *c, const tl__ir_bind *b, const tl_ir_expr *e) {
+  tl_ir_op op = e->u.call.op;
+  const char *name = tl_ir_op_name(op);
+  const tile_sig *sig = tile_signature(op);
+  if (!sig) return tl__verr(c, e->span, "%s is not a tile op", name);
+  if (e->dtype.code != TL_DTYPE_HANDLE) return tl__verr(c, e->span, "%s must have dtype handle, not %s", name, tl__dtn(e->dtype).s);
+  uint32_t want = (uint32_t)strlen(sig->kinds);
+  if (e->u.call.nargs != want) return nargs_error(c, e, want);
+  if (!e->u.call.args) return tl__verr(c, e->span, "%s lacks its arguments", name);
+  tl_ir_expr *const *a = e->u.call.args;
+  for (uint32_t i = 0; i < want; i++) {
+    const tl_ir_expr *x = a[i];
+    const char *arg = sig->names[i];
+    if (!x) return tl__verr(c, e->span, "%s: argument '%s' is missing", name, arg);
+    switch (sig->kinds[i]) {
+    case 'R':
+      if (x->kind != TL_EXPR_REGION) return tl__verr(c, x->span, "%s: argument '%s' must be a buffer region", name, arg);
+      TL__TRY(tl__verify_region(c, b, x));
+      break;
+    case 'X':
+      if (x->kind == TL_EXPR_REGION) {
+        TL__TRY(tl__verify_region(c, b, x));
+        break;
+      }
+      /* fall through */
+    case 'E':
+      if (x->kind == TL_EXPR_REGION)
+        return tl__verr(c, x->span, "%s: argument '%s' must be a value, not a region", name, arg);
+      TL__TRY(tl__verify_expr(c, b, x));
+      TL__TRY(check_value(c, e, x, arg));
+      break;
+    case 'I':
+      if (x->kind != TL_EXPR_INT || !tl_dtype_is_int(x->dtype))
+        return tl__verr(c, x->span, "%s: argument '%s' must be an integer constant", name, arg);
+      if (strcmp(arg, "dim") != 0 && x->u.int_value != 0 && x->u.int_value != 1)
+        return tl__verr(c, x->span, "%s: argument '%s' must be 0 or 1, not %lld", name, arg, (long long)x->u.int_value);
+      break;
+    }
+  }
+  switch (op) {
+  case TL_OP_COPY:
+    return check_same_shape(c, e, a[0], a[1]);
+  case TL_OP_GEMM:
+    return check_gemm(c, e);
+  case TL_OP_REDUCE_SUM:
+  case TL_OP_REDUCE_MAX:
+  case TL_OP_REDUCE_MIN:
+  case TL_OP_REDUCE_ABSSUM:
+  case TL_OP_REDUCE_ABSMAX:
+    return check_reduce(c, e);
+  case TL_OP_CUMSUM:
+    TL__TRY(check_dim(c, e, a[0], a[2]->u.int_value));
+    return check_same_shape(c, e, a[0], a[1]);
+  case TL_OP_ATOMIC_ADD:
+    return a[1]->kind == TL_EXPR_REGION ? check_same_shape(c, e, a[1], a[0]) : TL_OK;
+  case TL_OP_ATOMIC_ADD_ELEM:
+    for (uint32_t i = 0; i < a[0]->u.region.ndim; i++) {
+      int64_t v;
+      if (!const_int(a[0]->u.region.extents[i], &v) || v != 1) {
+        char s[128];
+        return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s; it must be one element", name,
+                        a[0]->u.region.buffer->name, shape_text(a[0], s, sizeof s));
+      }
+    }
+    return TL_OK;
+  default:
+    return TL_OK;
+  }
+}
