@@ -45,16 +45,13 @@ double tl__iv_as_f64(tl_dtype t, tl__ival v);
 int64_t tl__iv_wrap(tl_dtype t, int64_t x);
 /* x rounded to float dtype t (float16/bfloat16 to nearest even). */
 double tl__iv_round(tl_dtype t, double x);
-/* A scalar of dtype t from a C value, rounded or wrapped as a cast would. */
-tl__ival tl__iv_from_f64(tl_dtype t, double x);
+/* A scalar of dtype t from an integer, rounded or wrapped as a cast would. */
 tl__ival tl__iv_from_i64(tl_dtype t, int64_t x);
 /* Reads / writes one scalar element of dtype t at p (t.lanes ignored). */
 tl__ival tl__iv_load(tl_dtype t, const void *p);
 void tl__iv_store(tl_dtype t, void *p, tl__ival v);
 /* Fills n elements at p with the poison pattern: NaN for floats, 0xA5 bytes otherwise. */
 void tl__iv_poison(tl_dtype t, void *p, size_t n);
-/* Writes the value for messages ("1.5", "-3", "true"). */
-void tl__iv_format(tl_dtype t, tl__ival v, char *buf, size_t cap);
 
 /* Conversion from `from` to `to` with C's rules (float->int truncates; NaN or out of
  * range is TL_ERUNTIME at span), float16/bfloat16 rounded to nearest even. */

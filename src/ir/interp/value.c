@@ -66,14 +66,6 @@ double tl__iv_as_f64(tl_dtype t, tl__ival v) {
   return (double)v.i;
 }
 
-tl__ival tl__iv_from_f64(tl_dtype t, double x) {
-  tl__ival v;
-  if (tl_dtype_is_float(t)) v.f = tl__iv_round(t, x);
-  else if (t.code == TL_DTYPE_BOOL) v.i = x != 0;
-  else v.i = tl__iv_wrap(t, (int64_t)x);
-  return v;
-}
-
 tl__ival tl__iv_from_i64(tl_dtype t, int64_t x) {
   tl__ival v;
   if (tl_dtype_is_float(t)) v.f = t.bits == 32 ? (double)(float)x : tl__iv_round(t, (double)x);
@@ -162,14 +154,6 @@ void tl__iv_poison(tl_dtype t, void *p, size_t n) {
   nan.f = NAN;
   size_t sz = tl_dtype_bytes(t);
   for (size_t i = 0; i < n; i++) tl__iv_store(t, (char *)p + i * sz, nan);
-}
-
-void tl__iv_format(tl_dtype t, tl__ival v, char *buf, size_t cap) {
-  if (tl_dtype_is_float(t)) snprintf(buf, cap, t.bits == 64 ? "%.17g" : "%.9g", v.f);
-  else if (t.code == TL_DTYPE_BOOL) snprintf(buf, cap, "%s", v.i ? "true" : "false");
-  else if (t.code == TL_DTYPE_UINT) snprintf(buf, cap, "%" PRIu64, (uint64_t)v.i);
-  else if (t.code == TL_DTYPE_HANDLE) snprintf(buf, cap, "%p", v.p);
-  else snprintf(buf, cap, "%" PRId64, v.i);
 }
 
 /* Float to integer: truncation toward zero; NaN and values whose truncation does
