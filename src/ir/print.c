@@ -525,6 +525,7 @@ static void print_func(tl__printer *P, const tl_ir_func *f, tl__map *decls) {
     }
   }
   tl__vec syms = TL__VEC_INIT(const tl_ir_var *);
+  bool declared = false;
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tl_ir_param *p = &f->params[i];
     if (p->kind != TL_PARAM_BUFFER || !p->buffer) continue;
@@ -542,8 +543,10 @@ static void print_func(tl__printer *P, const tl_ir_func *f, tl__map *decls) {
     if (decls && tl__map_find(decls, buf)) continue;
     if (decls && tl__map_put(decls, buf, (void *)1, NULL) != TL_OK) P->failed = true;
     tl__sb_append(&P->sb, buf);
+    declared = true;
   }
   tl__vec_free(&syms);
+  if (declared) tl__sb_append(&P->sb, "\n\n");
   const char *note = callconv_note(f->callconv);
   if (note) tl__sb_append(&P->sb, note);
   bool outputs = false;

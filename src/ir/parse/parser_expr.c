@@ -521,7 +521,6 @@ static tl__ast_expr *parse_atom(tl__parser *P) {
     return parse_dict(P, t);
   }
   if (tl__tok_op(t, "...")) return unsupported(P, t, "the ellipsis '...'");
-  if (tl__tok_op(t, "*")) return unsupported(P, t, "starred expressions");
   tl__perr_tok(P, t, "expected an expression, found %s", tl__tok_desc(P, t));
   return NULL;
 }

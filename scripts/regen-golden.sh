@@ -1,0 +1,59 @@
+#!/bin/sh
+# Regenerates golden files from the current build, one area at a time:
+#   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
+# Areas: ir parse_errors. An area is a regen_<area> function below; add yours next to it.
+# Uses the tlc of $BUILD (default: build), building it first. Review the diff
+# (git diff tests/golden) before committing.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+AREAS="ir parse_errors"
+
+tlc() { "$BUILD/bin/tlc" "$@"; }
+
+ensure_built() {
+  [ -f "$BUILD/CMakeCache.txt" ] || cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$BUILD" --target tlc >/dev/null
+}
+
+# tests/golden/ir/<example>.txt: `tlc parse examples/<example>.py` (default constants).
+regen_ir() {
+  mkdir -p tests/golden/ir
+  rm -f tests/golden/ir/*.txt
+  n=0
+  for f in examples/*.py; do
+    name=$(basename "$f" .py)
+    tlc parse "$f" >"tests/golden/ir/$name.txt"
+    n=$((n + 1))
+  done
+  echo "regenerated tests/golden/ir ($n examples)"
+}
+
+# tests/golden/parse_errors/<case>.err: the error of parsing <case>.py, as the
+# library reports it (file name as given, without tlc's "tlc: " prefix).
+regen_parse_errors() {
+  dir=tests/golden/parse_errors
+  tlc_abs=$(cd "$BUILD/bin" && pwd)/tlc
+  n=0
+  for f in "$dir"/*.py; do
+    name=$(basename "$f" .py)
+    if (cd "$dir" && "$tlc_abs" parse "$name.py" >/dev/null 2>"$name.err.tmp"); then
+      rm -f "$dir/$name.err.tmp"
+      echo "regen-golden: $f parses without error" >&2
+      exit 1
+    fi
+    sed '1s/^tlc: //' "$dir/$name.err.tmp" >"$dir/$name.err"
+    rm -f "$dir/$name.err.tmp"
+    n=$((n + 1))
+  done
+  echo "regenerated $dir ($n cases)"
+}
+
+ensure_built
+[ $# -gt 0 ] || set -- $AREAS
+for area in "$@"; do
+  case " $AREAS " in
+    *" $area "*) "regen_$area" ;;
+    *) echo "regen-golden: unknown area '$area' (known: $AREAS)" >&2; exit 2 ;;
+  esac
+done
