@@ -3,7 +3,6 @@
  * bfloat16: 8 and 7), so one narrowing and one widening routine serve both. */
 #include "base/fp16.h"
 
-#include <math.h>
 #include <string.h>
 
 /* Rounds a double to a 16-bit binary format with `ebits` exponent and `mbits`
@@ -45,21 +44,35 @@ static uint16_t narrow(double x, int ebits, int mbits) {
   return (uint16_t)(sign | r);
 }
 
-/* The exact double value of a 16-bit binary format's bits. */
+/* The exact double value of a 16-bit binary format's bits, built from bits (every
+ * value of both formats is a normal double). */
 static double widen(uint16_t h, int ebits, int mbits) {
-  int neg = (h >> (ebits + mbits)) & 1;
+  uint64_t sign = (uint64_t)((h >> (ebits + mbits)) & 1) << 63;
   int E = (h >> mbits) & ((1 << ebits) - 1);
-  uint32_t m = h & ((1u << mbits) - 1u);
+  uint64_t m = h & ((1u << mbits) - 1u);
   int bias = (1 << (ebits - 1)) - 1;
+  uint64_t b;
   if (E == (1 << ebits) - 1) {
-    if (m == 0) return neg ? -INFINITY : INFINITY;
-    uint64_t b = ((uint64_t)neg << 63) | (0x7ffull << 52) | (1ull << 51) | ((uint64_t)m << (52 - mbits));
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
+    /* Infinity, or NaN with its payload (quieted). */
+    b = sign | (0x7ffull << 52) | (m ? (1ull << 51) | (m << (52 - mbits)) : 0);
+  } else if (E == 0) {
+    if (m == 0) {
+      b = sign;
+    } else {
+      /* Subnormal: normalise m so that its leading one becomes the implicit bit. */
+      int shift = 0;
+      while (!(m & (1ull << mbits))) {
+        m <<= 1;
+        shift++;
+      }
+      b = sign | ((uint64_t)(1 - bias - shift + 1023) << 52) | ((m & ((1ull << mbits) - 1)) << (52 - mbits));
+    }
+  } else {
+    b = sign | ((uint64_t)(E - bias + 1023) << 52) | (m << (52 - mbits));
   }
-  double v = E == 0 ? ldexp((double)m, 1 - bias - mbits) : ldexp((double)(m | (1u << mbits)), E - bias - mbits);
-  return neg ? -v : v;
+  double d;
+  memcpy(&d, &b, sizeof d);
+  return d;
 }
 
 uint16_t tl__f64_to_f16(double x) { return narrow(x, 5, 10); }

@@ -24,10 +24,13 @@ typedef struct region {
   const tl_ir_buffer *buf;
   uint32_t ndim;
   int64_t mins[MAX_DIMS], ext[MAX_DIMS];
-  int64_t count;       /* elements: the product of the extents */
-  const int64_t *dims; /* the buffer's shape */
-  bool global;         /* clipped by T.copy */
-  tl_dtype dt;         /* the buffer's scalar dtype */
+  int64_t count;          /* elements: the product of the extents */
+  const int64_t *dims;    /* the buffer's shape */
+  const int64_t *strides; /* and strides, in elements */
+  tl__istore *st;         /* the memory behind it */
+  bool global;            /* clipped by T.copy */
+  tl_dtype dt;            /* the buffer's scalar dtype */
+  size_t esz;
 } region;
 
 /* Evaluates a TL_EXPR_REGION operand. */
@@ -44,11 +47,10 @@ static tl_status eval_region(tl__iframe *fr, const tl_ir_expr *e, const char *op
                             buf->name, r->ndim, buf->ndim);
   if (r->ndim > MAX_DIMS)
     return tl__interp_error(TL_EUNSUPPORTED, span, "%s: buffer '%s' has too many dimensions", op, buf->name);
-  tl__istore *st;
-  TL__TRY(tl__interp_storage(fr, buf, span, &st));
-  r->global = st->global;
-  const int64_t *strides;
-  TL__TRY(tl__interp_layout(fr, buf, span, &r->dims, &strides));
+  TL__TRY(tl__interp_storage(fr, buf, span, &r->st));
+  r->global = r->st->global;
+  r->esz = tl_dtype_bytes(r->dt);
+  TL__TRY(tl__interp_layout(fr, buf, span, &r->dims, &r->strides));
   r->count = 1;
   for (uint32_t i = 0; i < r->ndim; i++) {
     if (e->u.region.mins && e->u.region.mins[i]) TL__TRY(tl__interp_eval_int(fr, e->u.region.mins[i], &r->mins[i]));
@@ -79,16 +81,30 @@ static bool in_bounds(const region *r, const int64_t *idx) {
   return true;
 }
 
+/* Address of element idx of the region's buffer: the checks of tl__interp_addr
+ * with the storage and layout looked up once per region. */
+static tl_status elem_addr(tl__iframe *fr, const region *r, const int64_t *idx, tl_ir_span span, char **out) {
+  int64_t off = 0;
+  for (uint32_t i = 0; i < r->ndim; i++) {
+    if (idx[i] < 0 || idx[i] >= r->dims[i]) return tl__interp_oob(span, r->buf, idx, r->ndim, r->dims);
+    off += idx[i] * r->strides[i];
+  }
+  if (off < 0 || ((uint64_t)off + 1) * r->esz > r->st->nbytes)
+    return tl__interp_addr(fr, r->buf, idx, r->ndim, span, out); /* reports it */
+  *out = r->st->data + (size_t)off * r->esz;
+  return TL_OK;
+}
+
 static tl_status read_elem(tl__iframe *fr, const region *r, const int64_t *idx, tl_ir_span span, tl__ival *out) {
   char *p;
-  TL__TRY(tl__interp_addr(fr, r->buf, idx, r->ndim, span, &p));
+  TL__TRY(elem_addr(fr, r, idx, span, &p));
   *out = tl__iv_load(r->dt, p);
   return TL_OK;
 }
 
 static tl_status write_elem(tl__iframe *fr, const region *r, const int64_t *idx, tl_ir_span span, tl__ival v) {
   char *p;
-  TL__TRY(tl__interp_addr(fr, r->buf, idx, r->ndim, span, &p));
+  TL__TRY(elem_addr(fr, r, idx, span, &p));
   tl__iv_store(r->dt, p, v);
   return TL_OK;
 }
