@@ -203,7 +203,8 @@ static tl_status bind_args(tl__iframe *fr, const tl_ir_func *f, const tl_value *
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tl_ir_param *p = &f->params[i];
     if (p->kind == TL_PARAM_BUFFER) {
-      if (!p->buffer) return tl__error(TL_EINVAL, "parameter '%s' has no buffer", p->name);
+      if (!p->buffer || (p->buffer->ndim && !p->buffer->shape))
+        return tl__error(TL_EINVAL, "parameter '%s' has no buffer or shape", p->name);
       TL__TRY(check_tensor(p, &args[i]));
     } else {
       if (!p->var || p->var->id >= fr->in->nvars)

@@ -35,6 +35,7 @@ static tl_status eval_load(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, t
   const tl_ir_buffer *buf = e->u.load.buffer;
   uint32_t n = e->u.load.n;
   if (n > MAX_DIMS) return tl__interp_error(TL_EUNSUPPORTED, e->span, "buffer '%s' has too many dimensions", buf->name);
+  if (n && !e->u.load.indices) return tl__interp_error(TL_EINVAL, e->span, "load without indices");
   if (!tl_dtype_eq(tl_dtype_scalar(e->dtype), tl_dtype_scalar(buf->dtype)))
     return type_mismatch("load", e->dtype, buf->dtype, e->span);
   int64_t idx[MAX_DIMS];
@@ -62,6 +63,7 @@ static tl_status eval_call(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, t
   tl__ival args[3];
   uint32_t n = e->u.call.nargs;
   if (n > 3) return tl__interp_error(TL_EINVAL, e->span, "%s takes at most 3 arguments", tl_ir_op_name(op));
+  if (n && !e->u.call.args) return tl__interp_error(TL_EINVAL, e->span, "call without arguments");
   for (uint32_t i = 0; i < n; i++) {
     const tl_ir_expr *a = e->u.call.args[i];
     if (!tl_dtype_eq(tl_dtype_scalar(a->dtype), tl_dtype_scalar(e->dtype)))

@@ -75,6 +75,7 @@ tl_status tl__interp_layout_eval(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_
     if (!l->dims) return tl__oom();
   }
   l->ready = false;
+  if (buf->ndim && !buf->shape) return tl__interp_error(TL_EINVAL, span, "buffer '%s' has no shape", buf->name);
   int64_t *dims = l->dims, *strides = l->dims + buf->ndim;
   for (uint32_t i = 0; i < buf->ndim; i++) {
     TL__TRY(tl__interp_eval_int(fr, buf->shape[i], &dims[i]));

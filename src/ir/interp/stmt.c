@@ -43,7 +43,8 @@ static bool scan_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
       if (s->u.kernel.thread_vars[i]) sc->threads = true;
   if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_FOR_THREAD) {
     int t = tag_index(s->u.loop.thread_tag);
-    if (t < 0 && s->u.loop.n > 0) t = tag_index(s->u.loop.vars[0]->thread_tag);
+    if (t < 0 && s->u.loop.n > 0 && s->u.loop.vars && s->u.loop.vars[0])
+      t = tag_index(s->u.loop.vars[0]->thread_tag);
     if (t >= 0) sc->looped |= 1u << t;
     if (t < 0 || t >= 3) sc->threads = true;
   }
@@ -128,6 +129,7 @@ static tl_status exec_for(tl__iframe *fr, const tl_ir_stmt *s) {
   if (n == 0) return exec_body(fr, s->u.loop.body);
   if (n > MAX_LOOP_DEPTH)
     return tl__interp_error(TL_EUNSUPPORTED, s->span, "a loop nest of more than %d variables", MAX_LOOP_DEPTH);
+  if (!s->u.loop.vars || !s->u.loop.extents) return tl__interp_error(TL_EINVAL, s->span, "incomplete loop");
   int64_t mins[MAX_LOOP_DEPTH], exts[MAX_LOOP_DEPTH];
   saved_var saved[MAX_LOOP_DEPTH];
   for (uint32_t i = 0; i < n; i++) {
@@ -164,6 +166,7 @@ static tl_status exec_store(tl__iframe *fr, const tl_ir_stmt *s) {
                             tl__interp_dtype_name(buf->dtype, nb));
   }
   if (n > 16) return tl__interp_error(TL_EUNSUPPORTED, s->span, "buffer '%s' has too many dimensions", buf->name);
+  if (n && !s->u.store.indices) return tl__interp_error(TL_EINVAL, s->span, "store without indices");
   uint32_t lanes = value->dtype.lanes > 1 ? value->dtype.lanes : 1;
   tl__ival stack_vals[MAX_LANES_ON_STACK];
   tl__ival *vals = lanes <= MAX_LANES_ON_STACK ? stack_vals : tl__malloc(lanes * sizeof *vals);
@@ -306,6 +309,7 @@ static tl_status exec_launch(tl__iframe *fr, const tl_ir_stmt *s) {
   if (!k) return tl__interp_error(TL_ENOTFOUND, s->span, "launch of unknown kernel '%s'", name ? name : "");
   if (k->callconv != TL_CALLCONV_DEVICE_KERNEL)
     return tl__interp_error(TL_EINVAL, s->span, "launch of '%s', which is not a device kernel", name);
+  if (s->u.launch.nargs && !s->u.launch.args) return tl__interp_error(TL_EINVAL, s->span, "launch without arguments");
   if (s->u.launch.nargs != k->nparams)
     return tl__interp_error(TL_EINVAL, s->span, "launch of '%s' with %u arguments; it takes %u", name,
                             s->u.launch.nargs, k->nparams);
@@ -353,6 +357,7 @@ tl_status tl__interp_exec(tl__iframe *fr, const tl_ir_stmt *s) {
   case TL_STMT_SEQ: {
     tl__istore *mark = fr->allocs;
     tl_status st = TL_OK;
+    if (s->u.seq.n && !s->u.seq.stmts) return tl__interp_error(TL_EINVAL, s->span, "sequence without statements");
     for (uint32_t i = 0; i < s->u.seq.n && st == TL_OK; i++) st = tl__interp_exec(fr, s->u.seq.stmts[i]);
     tl__interp_free_to(fr, mark);
     return st;

@@ -514,7 +514,7 @@ static uint32_t tile_arity(tl_ir_op op) {
 
 tl_status tl__interp_tile_op(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
   tl_ir_op op = call->u.call.op;
-  if (call->u.call.nargs != tile_arity(op))
+  if (!call->u.call.args || call->u.call.nargs != tile_arity(op))
     return tl__interp_error(TL_EINVAL, span, "%s takes %u arguments but got %u", tl_ir_op_name(op), tile_arity(op),
                             call->u.call.nargs);
   switch (op) {
