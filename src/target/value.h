@@ -86,11 +86,13 @@ tl_status tl__tv_parse_json(tl__arena *a, const char *text, const char *what, tl
 /* JSON output, as tvm-ffi's json::Stringify writes it: compact when indent is 0,
  * else tvm-ffi's indented layout. With tvm_escape, strings are escaped as tvm-ffi's
  * EscapeString ('/' as "\/", control bytes and 0x7f as \u00xx); without, '/' is left
- * alone (for messages that show users JSON to type). The writer counts when buf is
- * NULL, so output is sized first and written once. */
+ * alone (for messages that show users JSON to type). The writer always counts
+ * and writes only what fits in buf[0..cap), so a caller can write into a buffer it
+ * has and size a second pass from len when that was too small. */
 typedef struct tl__jw {
-  char *buf;   /* NULL: count only */
-  size_t len;  /* bytes written (or counted) so far */
+  char *buf;  /* may be NULL with cap 0: count only */
+  size_t len; /* bytes of output so far (written or not) */
+  size_t cap;
   int indent;
   bool tvm_escape;
 } tl__jw;
