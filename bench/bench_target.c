@@ -62,6 +62,7 @@ int main(void) {
             "{\"tag\":\"nvidia/nvidia-h100\"}");
   bench_run("tl_target_parse cuda JSON with host and 6 attrs", parse_and_release, (void *)host_json);
   bench_result jansson = bench_run("jansson json_loads+json_decref (same cuda JSON)", jansson_only, (void *)cuda_json);
+  bench_run("jansson json_loads+json_decref (host and 6 attrs JSON)", jansson_only, (void *)host_json);
   tl__target_memo_enable(true);
   printf("\n");
   bench_header("targets (warm: as a program sees them)");

@@ -10,5 +10,7 @@ rm -rf "$out"
 mkdir -p "$out"
 dict=""
 [ -f "$dir/fuzz_$name.dict" ] && dict="-dict=$dir/fuzz_$name.dict"
+# Crashing inputs are kept next to OUT_DIR (which the next run wipes).
 # shellcheck disable=SC2086
-exec "$bin" -seed=1 -max_len=4096 -timeout=10 $dict "$@" "$out" "$dir/corpus/$name"
+exec "$bin" -seed=1 -max_len=4096 -timeout=10 -artifact_prefix="$(dirname "$out")/$name-" $dict "$@" "$out" \
+  "$dir/corpus/$name"
