@@ -38,15 +38,17 @@ void tl__printer_free(tl__printer *P) {
 
 static void node_key(const void *node, char key[24]) { snprintf(key, 24, "%p", node); }
 
-/* A valid Python identifier from any name (IR names are free-form). */
+/* A valid identifier from any name (IR names are free-form), by the lexer's rules:
+ * a letter, '_' or a UTF-8 lead byte first, then those, digits or any non-ASCII byte. */
 static void sanitize(const char *base, char *out, size_t cap) {
   size_t n = 0;
   if (!base || !*base) base = "v";
-  if (base[0] >= '0' && base[0] <= '9') out[n++] = '_';
+  unsigned char first = (unsigned char)base[0];
+  if ((first >= '0' && first <= '9') || (first >= 0x80 && first < 0xC2)) out[n++] = '_';
   for (const char *c = base; *c && n + 2 < cap; c++) {
-    bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
-              (unsigned char)*c >= 0x80;
-    out[n++] = ok ? *c : '_';
+    unsigned char u = (unsigned char)*c;
+    bool ok = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_' || u >= 0x80;
+    out[n++] = ok ? (char)u : '_';
   }
   out[n] = '\0';
   for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0]; i++)
@@ -279,6 +281,7 @@ static void print_for(tl__printer *P, const tl_ir_stmt *s) {
       /* start, start + extent: read back as that extent */
       tl__print_expr(P, m, 0, &I32);
       tl__sb_append(&P->sb, ", ");
+      if (tl__print_const_end(P, m, x)) continue;
       tl__print_expr(P, m, 9, &I32);
       tl__sb_append(&P->sb, " + ");
       tl__print_expr(P, x, 10, &I32);

@@ -719,36 +719,37 @@ static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
   return true;
 }
 
+/* NAME = value at the top level; a caller's binding for NAME replaces the value. */
 static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
   const tl__ast_expr *t = s->u.assign.target;
-  tl__val *v = NULL;
-  if (t->kind == AE_NAME) {
-    bool found;
-    v = bound_const(E, t->u.name, &found);
-    if (E->p->status != TL_OK) return false;
+  if (!s->u.assign.value) {
+    tl__eerr(E, POS(s), "a module-level annotation needs a value");
+    return false;
   }
-  if (!v) {
-    if (!s->u.assign.value) {
-      tl__eerr(E, POS(s), "a module-level annotation needs a value");
+  uint32_t n = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? t->u.seq.n : 1;
+  const tl__ast_expr *const *names = n > 1 || t->kind == AE_TUPLE || t->kind == AE_LIST
+                                         ? (const tl__ast_expr *const *)t->u.seq.items : &t;
+  for (uint32_t i = 0; i < n; i++)
+    if (names[i]->kind != AE_NAME) {
+      tl__eerr(E, POS(names[i]), "module-level constants must be assigned to names");
       return false;
     }
-    v = tl__eval(E, s->u.assign.value);
-    if (!v) return false;
-  }
-  if (t->kind == AE_NAME) return bind_module_name(E, t->u.name, v, s);
-  if ((t->kind == AE_TUPLE || t->kind == AE_LIST) && v->kind == V_TUPLE && v->u.tup.n == t->u.seq.n) {
-    for (uint32_t i = 0; i < t->u.seq.n; i++) {
-      const tl__ast_expr *x = t->u.seq.items[i];
-      if (x->kind != AE_NAME) {
-        tl__eerr(E, POS(x), "module-level constants must be assigned to names");
-        return false;
-      }
-      if (!bind_module_name(E, x->u.name, v->u.tup.items[i], s)) return false;
+  tl__val *v = tl__eval(E, s->u.assign.value);
+  if (!v) return false;
+  if (t->kind == AE_TUPLE || t->kind == AE_LIST) {
+    if (v->kind != V_TUPLE || v->u.tup.n != n) {
+      tl__eerr(E, POS(t), "cannot unpack %s into %u names", tl__vdesc(E, v), n);
+      return false;
     }
-    return true;
   }
-  tl__eerr(E, POS(t), "module-level constants must be assigned to names");
-  return false;
+  for (uint32_t i = 0; i < n; i++) {
+    bool found;
+    tl__val *x = bound_const(E, names[i]->u.name, &found);
+    if (E->p->status != TL_OK) return false;
+    if (!found) x = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? v->u.tup.items[i] : v;
+    if (!bind_module_name(E, names[i]->u.name, x, s)) return false;
+  }
+  return true;
 }
 
 static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {

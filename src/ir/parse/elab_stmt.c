@@ -676,7 +676,7 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       return false;
     }
     for (uint32_t i = 0; i < nt; i++) {
-      names[i] = nt == 1 && t->kind == AE_NAME ? t : t->u.seq.items[i];
+      names[i] = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? t->u.seq.items[i] : t;
       if (names[i]->kind != AE_NAME) {
         tl__eerr(E, POS(names[i]), "block indices must be bound to plain names");
         return false;

@@ -726,6 +726,8 @@ tl__ast_expr *tl__parse_testlist(tl__parser *P) { return item_list(P, tl__parse_
 
 tl__ast_expr *tl__parse_targetlist(tl__parser *P) { return item_list(P, parse_bitor, true); }
 
+tl__ast_expr *tl__parse_target(tl__parser *P) { return parse_bitor(P); }
+
 bool tl__ast_expr_equal(const tl__ast_expr *a, const tl__ast_expr *b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind || a->op != b->op) return false;

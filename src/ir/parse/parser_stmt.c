@@ -388,7 +388,7 @@ static tl__ast_stmt *parse_with(tl__parser *P) {
   if (!s->u.with.ctx) return NULL;
   if (tl__tok_kw(tl__pk(P), "as")) {
     tl__padv(P);
-    s->u.with.target = tl__parse_targetlist(P);
+    s->u.with.target = tl__parse_target(P);
     if (!s->u.with.target || !check_target(P, s->u.with.target, true)) return NULL;
   }
   if (tl__tok_op(tl__pk(P), ",")) {
