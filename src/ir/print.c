@@ -3,6 +3,7 @@
  * launches, thread-bound loops, barriers, vectors, calling conventions) print
  * readably in the same style. Output is deterministic: names are chosen in
  * traversal order, unique among the names in scope. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,13 @@ static void sanitize(const char *base, char *out, size_t cap) {
 
 static bool name_active(tl__printer *P, const char *name) { return tl__map_find(&P->active, name) != NULL; }
 
+/* Names in scope are counted: a name defined twice (a parameter named like its
+ * function) stays in scope until both definitions end. */
+static bool activate(tl__printer *P, const char *name) {
+  uintptr_t c = (uintptr_t)tl__map_find(&P->active, name);
+  return tl__map_put(&P->active, name, (void *)(c + 1), NULL) == TL_OK;
+}
+
 const char *tl__print_define(tl__printer *P, const void *node, const char *base) {
   char clean[128], cand[160];
   sanitize(base, clean, sizeof clean);
@@ -69,12 +77,25 @@ const char *tl__print_define(tl__printer *P, const void *node, const char *base)
   char *name = tl__arena_strdup(&P->names, cand);
   char key[24];
   node_key(node, key);
-  if (!name || tl__map_put(&P->active, name, (void *)1, NULL) != TL_OK ||
-      tl__map_put(&P->node_name, key, name, NULL) != TL_OK || tl__vec_push(&P->scope, &name) != TL_OK) {
+  if (!name || !activate(P, name) || tl__map_put(&P->node_name, key, name, NULL) != TL_OK ||
+      tl__vec_push(&P->scope, &name) != TL_OK) {
     P->failed = true;
     return "?";
   }
   return name;
+}
+
+/* Defines node under exactly `name` (parameters keep their names: they are part of
+ * the interface). */
+static const char *define_exact(tl__printer *P, const void *node, const char *name) {
+  char key[24];
+  node_key(node, key);
+  char *n = tl__arena_strdup(&P->names, name ? name : "");
+  if (!n || !activate(P, n) || tl__map_put(&P->node_name, key, n, NULL) != TL_OK || tl__vec_push(&P->scope, &n) != TL_OK) {
+    P->failed = true;
+    return "?";
+  }
+  return n;
 }
 
 const char *tl__print_name_of(tl__printer *P, const void *node, const char *base) {
@@ -101,7 +122,9 @@ size_t tl__print_scope_mark(const tl__printer *P) { return P->scope.len; }
 void tl__print_pop_scope(tl__printer *P, size_t mark) {
   while (P->scope.len > mark) {
     const char *name = TL__VEC_AT(&P->scope, const char *, P->scope.len - 1);
-    tl__map_remove(&P->active, name, NULL);
+    uintptr_t c = (uintptr_t)tl__map_find(&P->active, name);
+    if (c > 1) tl__map_put(&P->active, name, (void *)(c - 1), NULL); /* replacing never allocates */
+    else tl__map_remove(&P->active, name, NULL);
     P->scope.len--;
   }
 }
@@ -521,10 +544,10 @@ static void print_func(tl__printer *P, const tl_ir_func *f, tl__map *decls) {
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tl_ir_param *p = &f->params[i];
     if (p->kind == TL_PARAM_BUFFER && p->buffer) {
-      tl__print_define(P, p->buffer, p->buffer->name);
+      define_exact(P, p->buffer, p->buffer->name);
       tl__print_alias(P, p->buffer->data, p->buffer);
     } else if (p->var) {
-      tl__print_define(P, p->var, p->var->name);
+      define_exact(P, p->var, p->var->name);
     }
   }
   tl__vec syms = TL__VEC_INIT(const tl_ir_var *);
@@ -661,6 +684,12 @@ char *tl_ir_print_module(const tl_ir_module *mod) {
   }
   tl__sb_append(&P.sb, "import tilelang\nimport tilelang.language as T\n");
   size_t n = mod ? tl_ir_module_num_funcs(mod) : 0;
+  /* Function names are module-level names: symbolic dimensions (declared at module
+   * level) and locals must not take them. */
+  for (size_t i = 0; i < n; i++) {
+    const tl_ir_func *f = tl_ir_module_func(mod, i);
+    if (f->name && !activate(&P, f->name)) P.failed = true;
+  }
   for (size_t i = 0; i < n; i++) {
     tl__sb_append(&P.sb, "\n\n");
     print_func(&P, tl_ir_module_func(mod, i), &decls);

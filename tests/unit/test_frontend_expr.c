@@ -3,17 +3,17 @@
  * case is the value stored by `TARGET = EXPR` in a kernel loop, printed back. */
 #include "frontend_test.h"
 
-static const char *const HEAD =
-  "import tilelang\n"
-  "import tilelang.language as T\n"
-  "\n"
-  "\n"
-  "@T.prim_func\n"
-  "def f(A: T.Tensor((16,), \"float32\"), I: T.Tensor((16,), \"int32\"), B: T.Tensor((16,), \"bool\"),\n"
-  "      H: T.Tensor((16,), \"float16\"), L: T.Tensor((16,), \"int64\"), n: T.int32, x: T.float32, h: T.float16):\n"
-  "    with T.Kernel(1, threads=32) as bx:\n"
-  "        for i in T.serial(16):\n"
-  "            %s = %s\n";
+#define HEAD \
+  "import tilelang\n" \
+  "import tilelang.language as T\n" \
+  "\n" \
+  "\n" \
+  "@T.prim_func\n" \
+  "def f(A: T.Tensor((16,), \"float32\"), I: T.Tensor((16,), \"int32\"), B: T.Tensor((16,), \"bool\"),\n" \
+  "      H: T.Tensor((16,), \"float16\"), L: T.Tensor((16,), \"int64\"), n: T.int32, x: T.float32, h: T.float16):\n" \
+  "    with T.Kernel(1, threads=32) as bx:\n" \
+  "        for i in T.serial(16):\n" \
+  "            %s = %s\n"
 
 static tl_status parse_store(const char *target, const char *expr, tl_ir_module **m) {
   char src[4096];
