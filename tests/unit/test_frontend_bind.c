@@ -86,6 +86,19 @@ static void test_factory_errors(void **state) {
   expect_err(IMPORTS "def f(n=4):\n    def g():\n        pass\n\n    @T.prim_func\n"
                      "    def main(A: T.Tensor((n,), \"float32\")):\n        pass\n\n    return main\n",
              NULL, "only a @T.prim_func can be defined inside a factory function");
+  /* Compile-time asserts in factories and at the top level. */
+  expect_err(IMPORTS "def f(n=4, block=3):\n    assert n % block == 0, f\"{n} % {block}\"\n\n    @T.prim_func\n"
+                     "    def main(A: T.Tensor((n,), \"float32\")):\n        pass\n\n    return main\n",
+             NULL, "t.py:6:5: assertion failed: f\"{n} % {block}\"");
+  expect_err(IMPORTS "def f(n=4, block=3):\n    assert n % block == 0, \"block must divide n\"\n\n    @T.prim_func\n"
+                     "    def main(A: T.Tensor((n,), \"float32\")):\n        pass\n\n    return main\n",
+             NULL, "t.py:6:5: assertion failed: block must divide n");
+  expect_err(IMPORTS "N = 3\nassert N > 4\n", NULL, "t.py:6:1: assertion failed");
+  const char *div[] = {"block=2", NULL};
+  tl_ir_module *am = NULL;
+  TL_ASSERT_OK(ft_parse(IMPORTS "def f(n=4, block=3):\n    assert n % block == 0, \"block must divide n\"\n\n    @T.prim_func\n"
+                        "    def main(A: T.Tensor((n,), \"float32\")):\n        pass\n\n    return main\n", div, &am));
+  tl_ir_module_free(am);
   /* A factory's static if chooses the kernel. */
   char *text = print_with(IMPORTS
     "def f(n=4, twice=False):\n"
@@ -252,7 +265,7 @@ static void test_top_level(void **state) {
     "\n"
     "\n"
     "@jit\n"
-    "def k2(A):\n"
+    "def k2(A, opt: Optional[int] = None):\n"
     "    M = L.const(\"M\")\n"
     "    A: L.Tensor((M, N), DT)\n"
     "    with L.Kernel(M, threads=32) as bx:\n"
@@ -297,6 +310,9 @@ static void test_top_level(void **state) {
              NULL, "function 'f' is defined twice");
   expect_err(IMPORTS "@tilelang.autotune(configs=[])\n@tilelang.jit\ndef f(A):\n    pass\n", NULL,
              "tilelang.autotune is not supported");
+  expect_err("import functools\nimport tilelang.language as T\n\n\n@functools.lru_cache\ndef f(n=4):\n"
+             "    @T.prim_func\n    def main(A: T.Tensor((n,), \"float32\")):\n        pass\n\n    return main\n",
+             NULL, "t.py:5:2: decorator functools.lru_cache is not supported on a kernel");
   expect_err(IMPORTS "@T.prim_func(private=True)\ndef f(A: T.Tensor((4,), \"float32\")):\n    pass\n", NULL,
              "arguments of T.prim_func are not supported");
   expect_err(IMPORTS "N = T.symbolic(\"N\")\nM = N * 2\n", NULL, "symbolic dimension 'N' can only be used inside a kernel function");

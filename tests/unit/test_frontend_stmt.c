@@ -473,6 +473,7 @@ static void test_errors(void **state) {
   expect_err(IN_KERNEL("        x = 1 if bx else\n"), "expected an expression, found end of line");
   expect_err(IN_KERNEL("        x = a = 1\n"), "chained assignment (a = b = c) is not supported");
   expect_err(IN_KERNEL("        global y\n"), "'global' declarations are not supported");
+  expect_err(IN_KERNEL("        assert bx < 4\n"), "'assert' on a run-time value is not supported in a kernel");
   expect_err(IN_KERNEL("        for i in T.serial(4):\n            pass\n        else:\n            pass\n"),
              "'for ... else' is not supported");
   expect_err(IN_KERNEL("        with T.Kernel(1) as by, T.Kernel(2) as bz:\n            pass\n"),
@@ -514,6 +515,10 @@ static void test_limits(void **state) {
   for (int k = 0; k < 150; k++) strcat(src, " ");
   strcat(src, "pass\n");
   expect_err(src, "too many levels of indentation");
+  /* Run-time assignments nest (each LET holds the rest of its block). */
+  strcpy(src, IMPORTS "@T.prim_func\ndef f(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1, threads=32) as bx:\n");
+  for (int i = 0; i < 1200; i++) strcat(src, "        x = A[0] + 1.0\n");
+  expect_err(src, "too many nested assignments (more than 1000");
   free(src);
 }
 
