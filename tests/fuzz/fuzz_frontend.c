@@ -4,7 +4,15 @@
  * with a located message on rejection ("fuzz.py:LINE:COL: ..." or out of memory).
  * Any accepted input must satisfy the printer's contract: its IR prints as text
  * that parses back to an equal module, and printing that is a fixed point. The
- * verifier must not crash on it either (it may reject it). */
+ * verifier must not crash on it either (it may reject it).
+ *
+ * Seeds: tests/fuzz/corpus/frontend/. tests/unit/test_frontend_fuzz.c replays them
+ * and fixed mutations through this function in `make test`. By hand, with clang:
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+ *     '-DTL_VERSION_STRING="0"' '-DTL_INSTALL_LIBDIR=""' '-DTL_BUILD_LIBDIR=""' \
+ *     -Iinclude -Isrc tests/fuzz/fuzz_frontend.c src/base/[a-z]*.c src/ir/[a-z]*.c \
+ *     src/ir/parse/[a-z]*.c src/backends/builtin.c -o fuzz_frontend -lpthread -ldl -lm
+ *   ./fuzz_frontend -max_len=8192 -runs=100000 corpus_copy/ */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
