@@ -261,9 +261,12 @@ static tl_status native_build(const tl__build_request *req, const char *dir) {
     char *out = NULL;
     int status = -1;
     s = run_cc(cc->argv, extra, &out, &status);
-    if (s == TL_OK && status != 0)
+    if (s == TL_OK && status != 0) {
+      size_t n = out ? strlen(out) : 0;
+      while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r')) out[--n] = '\0';
       s = tl__error(TL_ECOMPILE, "C compiler '%s' failed (exit status %d) on %s:\n%s", cc->argv[0], status, src,
                     out ? out : "");
+    }
     tl__free(out);
   }
   tl__free(src);

@@ -164,8 +164,10 @@ static tl_status tcc_load(const tl__build_request *req, const char *dir, tl__loa
   pthread_mutex_lock(&g_tcc);
   k->s = new_state(&errors);
   if (!k->s) s = tl__oom();
-  else if (tcc_add_file(k->s, src) < 0 || tcc_relocate(k->s, TCC_RELOCATE_AUTO) < 0)
+  else if (tcc_add_file(k->s, src) < 0 || tcc_relocate(k->s, TCC_RELOCATE_AUTO) < 0) {
+    if (errors.len && tl__sb_str(&errors)[errors.len - 1] == '\n') tl__sb_truncate(&errors, errors.len - 1);
     s = tl__error(TL_ECOMPILE, "tcc failed on %s:\n%s", src, tl__sb_str(&errors));
+  }
   else if (!(k->entry = (host_entry_fn)tcc_get_symbol(k->s, entry)))
     s = tl__error(TL_EINTERNAL, "'%s' has no host entry '%s'", src, entry);
   if (k->s) tcc_set_error_func(k->s, NULL, NULL);
