@@ -415,6 +415,14 @@ static tl_ir_stmt *copy_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
   return STORE(a, LOAD(a, tl_ir_ramp(m, I32(4), 1, 4)), tl_ir_ramp(m, I32(0), 1, 4));
 }
 
+/* let v = A[ramp(i * 4, 1, 4)] * 2 in A[ramp(i * 4, 1, 4)] = v + v */
+static tl_ir_stmt *vector_let_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
+  tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32), *v = tl_ir_var_new(m, "v", tl_dtype_with_lanes(TL_DT_FLOAT32, 4));
+  tl_ir_expr *idx = tl_ir_ramp(m, MUL(VAR(i), I32(4)), 1, 4);
+  tl_ir_stmt *st = tl_ir_let(m, v, MUL(LOAD(a, idx), tl_ir_broadcast(m, F32(2.0), 4)), STORE(a, ADD(VAR(v), VAR(v)), idx));
+  return loop1(m, TL_FOR_SERIAL, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
+}
+
 static const char *vec_type(tl_dtype elem, uint16_t lanes, char *buf, size_t cap) {
   if (elem.code != TL_DTYPE_FLOAT || elem.bits != 32 || lanes != 4) return NULL;
   snprintf(buf, cap, "float%u", (unsigned)lanes);
@@ -444,6 +452,23 @@ static void test_vectors_and_dialects(void **state) {
   tl__free(text);
   TL_ASSERT_OK(device_text(&tl__c_dialect_c, copy_body, &text));
   ASSERT_CONTAINS(text, "A[0 + lane] = A[4 + lane];");
+  tl__free(text);
+  TL_ASSERT_OK(device_text(&tl__c_dialect_c, vector_let_body, &text));
+  ASSERT_CONTAINS(text, "    float v[4];\n"
+                        "    for (int32_t lane = 0; lane < 4; ++lane) {\n"
+                        "      v[lane] = A[i * 4 + lane] * 2.0f;\n"
+                        "    }\n"
+                        "    for (int32_t lane_1 = 0; lane_1 < 4; ++lane_1) {\n"
+                        "      A[i * 4 + lane_1] = v[lane_1] + v[lane_1];\n");
+  /* and it is C both compilers take */
+  const char *runners[2];
+  size_t nr = rt_runners(runners);
+  for (size_t r = 0; r < nr; r++) {
+    compiled c;
+    char *errors = NULL;
+    if (!cu_compile(runners[r], text, &c, &errors)) fail_msg("%s: %s", runners[r], errors);
+    cu_free(&c);
+  }
   tl__free(text);
   /* A dialect with vector types copies whole vectors; one with threads prints the
    * tags, its barrier and its qualifiers. */
