@@ -12,6 +12,7 @@
 #include "codegen/c_printer.h"
 #include "compile_util.h"
 #include "lowered_fixtures.h"
+#include "runtime/dl_names.h"
 
 /* Fails showing the whole text when it lacks the needle. */
 #define ASSERT_CONTAINS(hay, needle)                                                    \
@@ -344,7 +345,10 @@ static void test_layout(void **state) {
   char *src = tl__format("%s\nsize_t sizes[] = {sizeof(TLValue), offsetof(TLValue, kind), offsetof(TLValue, size),\n"
                          "  offsetof(TLValue, v), sizeof(DLTensor), offsetof(DLTensor, data), offsetof(DLTensor, device),\n"
                          "  offsetof(DLTensor, ndim), offsetof(DLTensor, dtype), offsetof(DLTensor, shape),\n"
-                         "  offsetof(DLTensor, strides), offsetof(DLTensor, byte_offset)};\n",
+                         "  offsetof(DLTensor, strides), offsetof(DLTensor, byte_offset)};\n"
+                         "const char *name_of(uint8_t c, uint8_t b, uint16_t l, char *buf) {\n"
+                         "  DLDataType t = {c, b, l};\n  return tl_dtype_str(t, buf, 48);\n}\n"
+                         "const char *kind_of(int32_t k) { return tl_kind_words(k); }\n",
                          prelude);
   size_t want[] = {sizeof(tl_value), offsetof(tl_value, kind), offsetof(tl_value, size), offsetof(tl_value, v),
                    sizeof(DLTensor), offsetof(DLTensor, data), offsetof(DLTensor, device), offsetof(DLTensor, ndim),
@@ -367,6 +371,19 @@ static void test_layout(void **state) {
     const size_t *sizes = cu_sym(&c, "sizes");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
       if (sizes[i] != want[i]) fail_msg("%s: layout entry %zu is %zu, the library has %zu", runners[r], i, sizes[i], want[i]);
+    /* The words of messages: as tl_kernel_table_bind_args has them. */
+    typedef const char *(*name_fn)(uint8_t, uint8_t, uint16_t, char *);
+    typedef const char *(*kind_fn)(int32_t);
+    name_fn name_of = (name_fn)cu_sym(&c, "name_of");
+    kind_fn kind_of = (kind_fn)cu_sym(&c, "kind_of");
+    for (unsigned code = 0; code < 9; code++)
+      for (unsigned bits = 1; bits < 256; bits *= 2)
+        for (unsigned lanes = 0; lanes < 5; lanes++) {
+          char x[48], y[48];
+          assert_string_equal(name_of((uint8_t)code, (uint8_t)bits, (uint16_t)lanes, x),
+                              tl__dl_dtype_name((uint8_t)code, (uint8_t)bits, (uint16_t)lanes, y, sizeof y));
+        }
+    for (int32_t k = -1; k < 13; k++) assert_string_equal(kind_of(k), tl__value_kind_words(k));
     cu_free(&c);
     assert_false(cu_compile(runners[r], wrong, &c, &errors));
     /* glibc gives compilers it does not know as C11 a _Static_assert without the text */

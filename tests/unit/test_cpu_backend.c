@@ -273,11 +273,102 @@ static void test_symbolic_and_source(void **state) {
   tl_ir_module_free(m);
 }
 
+/* ------------------------------------------------- the same words everywhere */
+
+/* A bad call of `scale` made by editing good arguments. */
+typedef void (*arg_edit)(tl_value *v, DLTensor *t, int *nargs);
+
+static void e_count(tl_value *v, DLTensor *t, int *n) { (void)v, (void)t, *n = 2; }
+static void e_kind(tl_value *v, DLTensor *t, int *n) { (void)t, (void)n, v[0] = tl_value_float(1.0); }
+static void e_null_tensor(tl_value *v, DLTensor *t, int *n) { (void)t, (void)n, v[1] = tl_value_tensor(NULL); }
+static void e_dtype(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[1].dtype = (DLDataType){kDLFloat, 32, 1}; }
+static void e_lanes(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[1].dtype = (DLDataType){kDLFloat, 16, 2}; }
+static void e_odd_dtype(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[0].dtype = (DLDataType){kDLInt, 4, 1}; }
+static void e_complex(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[0].dtype = (DLDataType){5, 64, 1}; }
+static void e_ndim(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[0].ndim = 1; }
+static void e_device(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[1].device.device_type = kDLCUDA; }
+static void e_null(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[0].data = NULL; }
+static void e_const_dim(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[1].shape[1] = 4; }
+static void e_big_dim(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[0].shape[0] = 3000000000LL; }
+static void e_sym_dim(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[1].shape[0] = 9; }
+static void e_scalar_kind(tl_value *v, DLTensor *t, int *n) { (void)t, (void)n, v[2] = tl_value_str("s"); }
+static int64_t g_strides[2] = {6, 1};
+static void e_strides(tl_value *v, DLTensor *t, int *n) { (void)v, (void)n, t[1].strides = g_strides; }
+
+/* Every bad argument gets one message from the compiled host entry (native, tcc),
+ * from tl_kernel_table_bind_args on the kernel's table, and from the interpreter
+ * running the lowered host entry. */
+static void test_messages_agree(void **state) {
+  (void)state;
+  static const struct {
+    arg_edit edit;
+    const char *message;
+  } cases[] = {
+    {e_count, "function 'scale' takes 3 arguments but got 2"},
+    {e_kind, "argument 'A': expected a tensor but got a float"},
+    {e_null_tensor, "argument 'B': expected a tensor but got none"},
+    {e_dtype, "argument 'B': expected float16 but got float32"},
+    {e_lanes, "argument 'B': expected float16 but got float16x2"},
+    {e_odd_dtype, "argument 'A': expected float16 but got int4"},
+    {e_complex, "argument 'A': expected float16 but got dtype(code=5, bits=64, lanes=1)"},
+    {e_ndim, "argument 'A': expected 2 dimensions but got 1"},
+    {e_device, "argument 'B': expected a CPU tensor (kDLCPU) but got device type 2"},
+    {e_null, "argument 'A': the tensor's data is NULL"},
+    {e_const_dim, "argument 'B': dimension 1 must be 3 but is 4"},
+    {e_big_dim, "argument 'A': dimension 0 (N = 3000000000) does not fit int32"},
+    {e_sym_dim, "argument 'B': dimension 0 must equal N (=5 from argument 'A') but is 9"},
+    {e_scalar_kind, "argument 's': expected a scalar float32 but got a string"},
+    {e_strides, "argument 'B': the tensor must be compact (row-major contiguous)"},
+  };
+  tl_ir_module *m = pt_parse(k_scale_src);
+  tl_ir_module *low = NULL;
+  TL_ASSERT_OK(tl_ir_module_clone(m, &low));
+  TL_ASSERT_OK(pt_lower_c(low, &tl__cpu_pipeline));
+  const char *names[2];
+  size_t nr = runners(names);
+  tl_kernel *k[2] = {NULL, NULL};
+  for (size_t r = 0; r < nr; r++) {
+    tl_backend_context *ctx = NULL;
+    TL_ASSERT_OK(tl_create_backend_context("c", NULL, names[r], &ctx));
+    TL_ASSERT_OK(compile(m, "scale", ctx, &k[r]));
+    tl_backend_context_release(ctx);
+  }
+  const tl_kernel_table *table = nr ? tl_kernel_get_table(k[0]) : NULL;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    uint16_t a[15] = {0}, b[15] = {0};
+    int64_t sa[2] = {5, 3}, sb[2] = {5, 3};
+    DLTensor t[2] = {{a, {kDLCPU, 0}, 2, {kDLFloat, 16, 1}, sa, NULL, 0}, {b, {kDLCPU, 0}, 2, {kDLFloat, 16, 1}, sb, NULL, 0}};
+    tl_value v[3] = {tl_value_tensor((struct DLTensor *)&t[0]), tl_value_tensor((struct DLTensor *)&t[1]),
+                     tl_value_float(2.0)};
+    int nargs = 3;
+    cases[c].edit(v, t, &nargs);
+    for (size_t r = 0; r < nr; r++) {
+      TL_ASSERT_ERR(tl_kernel_call(k[r], v, nargs, NULL), TL_EINVAL, NULL);
+      if (strcmp(tl_last_error(), cases[c].message))
+        fail_msg("%s: \"%s\", want \"%s\"", names[r], tl_last_error(), cases[c].message);
+    }
+    int64_t syms[1];
+    if (table) {
+      TL_ASSERT_ERR(tl_kernel_table_bind_args(table, v, nargs, kDLCPU, syms), TL_EINVAL, NULL);
+      if (strcmp(tl_last_error(), cases[c].message))
+        fail_msg("bind_args: \"%s\", want \"%s\"", tl_last_error(), cases[c].message);
+    }
+    if (cases[c].edit == e_null_tensor) continue; /* the interpreter stops at the NULL tensor differently */
+    tl_status s = tl_ir_interpret(low, "scale", v, nargs);
+    if (s != TL_EINVAL || strcmp(tl_last_error(), cases[c].message))
+      fail_msg("interpreter: %s \"%s\", want \"%s\"", tl_status_name(s), tl_last_error(), cases[c].message);
+  }
+  for (size_t r = 0; r < nr; r++) tl_kernel_release(k[r]);
+  tl_ir_module_free(low);
+  tl_ir_module_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_manifest),
     cmocka_unit_test(test_examples),
     cmocka_unit_test(test_symbolic_and_source),
+    cmocka_unit_test(test_messages_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
