@@ -2,7 +2,8 @@
  *
  * build writes device and host code as one translation unit `kernel.c` and runs
  * `$CC` (else `cc`; words split on blanks, no shell) with
- * `-O3 -march=native -fPIC -shared [-fopenmp]` into `kernel.so`; load dlopens it
+ * `-O3 -march=native -fPIC -shared -fwrapv -ffp-contract=off [-fopenmp]` into
+ * `kernel.so`; load dlopens it
  * (RTLD_LOCAL | RTLD_NOW) and looks up the host entry. The compiler is examined once
  * per process: its `--version` first line and the flags are the identity that keys
  * the kernel cache, and a small probe decides whether it has OpenMP (generated code
@@ -38,7 +39,10 @@ typedef struct compiler {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static compiler g_cc;
 
-static const char *const k_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", NULL};
+/* -fwrapv and -ffp-contract=off keep lowered code's meaning (docs/lowering.md):
+ * integer arithmetic wraps, and one IR operation is one rounding (no FMA fusion),
+ * so compiled kernels give the interpreter's results bit for bit. */
+static const char *const k_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fwrapv", "-ffp-contract=off", NULL};
 
 static void free_argv(char **argv) {
   for (size_t i = 0; argv && argv[i]; i++) tl__free(argv[i]);
@@ -249,7 +253,7 @@ static tl_status native_build(const tl__build_request *req, const char *dir) {
   char *src = tl__path_join(dir, "kernel.c"), *so = tl__path_join(dir, "kernel.so");
   tl_status s = src && so ? tl__write_translation_unit(req, src) : TL_ENOMEM;
   if (s == TL_OK) {
-    const char *extra[10];
+    const char *extra[sizeof k_flags / sizeof k_flags[0] + 6]; /* flags, -fopenmp -o so src -lm NULL */
     size_t n = 0;
     for (size_t i = 0; k_flags[i]; i++) extra[n++] = k_flags[i];
     if (cc->openmp) extra[n++] = "-fopenmp";
