@@ -86,8 +86,10 @@ typedef struct tl__c_dialect {
   void (*atomic_add)(struct tl__cgen *g, const char *dst, const char *value, tl_dtype t);
 
   /* The line put before a parallel loop nest of depth `collapse` (1..3) that is not
-   * inside another loop, written into buf; NULL for none. */
-  const char *(*parallel_for)(int collapse, char *buf, size_t cap);
+   * inside another loop, written into buf; NULL for none. `run_parallel` is a C
+   * condition for going parallel at all (the nest has more than one iteration), or
+   * NULL when that is known to hold. */
+  const char *(*parallel_for)(int collapse, const char *run_parallel, char *buf, size_t cap);
 
   /* The line put before an unrolled loop (NULL: none). */
   const char *unroll_pragma;

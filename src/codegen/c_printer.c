@@ -430,21 +430,50 @@ static bool mentions(const tl_ir_expr *e, tl_ir_var *const *vars, uint32_t n) {
   return c.found;
 }
 
-/* How many loops of the perfect nest starting at s (parallel loops whose bounds do
- * not depend on outer ones) a parallel-for directive may cover, at most 3. */
-static int collapse_depth(const tl_ir_stmt *s) {
+/* The loops of the perfect nest starting at s (parallel loops whose bounds do not
+ * depend on outer ones) a parallel-for directive may cover, at most 3: their
+ * count, and their extents in extents[]. */
+static int collapse_depth(const tl_ir_stmt *s, const tl_ir_expr *extents[3]) {
   tl_ir_var *outer[3];
   int depth = 0;
-  while (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_FOR_PARALLEL) {
-    for (uint32_t k = 0; k < s->u.loop.n; k++) {
+  for (const tl_ir_stmt *l = s; l && l->kind == TL_STMT_FOR && l->u.loop.kind == TL_FOR_PARALLEL; l = l->u.loop.body) {
+    for (uint32_t k = 0; k < l->u.loop.n; k++) {
       if (depth == 3) return depth;
-      if (mentions(s->u.loop.mins[k], outer, (uint32_t)depth) || mentions(s->u.loop.extents[k], outer, (uint32_t)depth))
-        return depth ? depth : 1;
-      outer[depth++] = s->u.loop.vars[k];
+      if (depth > 0 && (mentions(l->u.loop.mins[k], outer, (uint32_t)depth) ||
+                        mentions(l->u.loop.extents[k], outer, (uint32_t)depth)))
+        return depth;
+      extents[depth] = l->u.loop.extents[k];
+      outer[depth++] = l->u.loop.vars[k];
     }
-    s = s->u.loop.body;
   }
-  return depth ? depth : 1;
+  return depth;
+}
+
+/* The parallel-for line of a loop nest, with the condition that it has more than
+ * one iteration unless that is a known constant. NULL: no directive (one iteration
+ * at most, or the dialect has none). */
+static const char *parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, char *buf, size_t cap) {
+  const tl_ir_expr *extents[3];
+  int depth = collapse_depth(s, extents);
+  bool constant = true;
+  int64_t trips = 1;
+  for (int k = 0; k < depth; k++) {
+    if (extents[k]->kind != TL_EXPR_INT) constant = false;
+    else trips *= extents[k]->u.int_value;
+  }
+  if (constant && trips <= 1) return NULL;
+  if (constant) return g->d->parallel_for(depth, NULL, buf, cap);
+  tl__sb cond = TL__SB_INIT;
+  tl__sb *prev = tl__cgen_capture_begin(g, &cond);
+  for (int k = 0; k < depth; k++) {
+    if (k) tl__cgen_write(g, " * ");
+    tl__cgen_expr(g, extents[k], depth > 1 ? TL__PREC_MUL + 1 : TL__PREC_REL);
+  }
+  tl__cgen_write(g, " > 1");
+  tl__cgen_capture_end(g, prev);
+  const char *line = g->d->parallel_for(depth, tl__sb_str(&cond), buf, cap);
+  tl__sb_free(&cond);
+  return line;
 }
 
 static bool is_zero(const tl_ir_expr *e) { return e->kind == TL_EXPR_INT && e->u.int_value == 0; }
@@ -471,10 +500,10 @@ static void print_for(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_stmt(g, s->u.loop.body);
     return;
   }
-  char buf[64];
+  char buf[512];
   const char *pragma = NULL;
   if (s->u.loop.kind == TL_FOR_PARALLEL && g->loop_depth == 0 && d->parallel_for)
-    pragma = d->parallel_for(collapse_depth(s), buf, sizeof buf);
+    pragma = parallel_pragma(g, s, buf, sizeof buf);
   else if (s->u.loop.kind == TL_FOR_UNROLLED)
     pragma = d->unroll_pragma;
   if (pragma) tl__cgen_line(g, "%s", pragma);

@@ -151,9 +151,13 @@ static void c_atomic_add(tl__cgen *g, const char *dst, const char *value, tl_dty
   tl__cgen_line(g, "%s += %s;", dst, value);
 }
 
-static const char *c_parallel_for(int collapse, char *buf, size_t cap) {
-  if (collapse <= 1) return "TL_OMP(omp parallel for)";
-  snprintf(buf, cap, "TL_OMP(omp parallel for collapse(%d))", collapse);
+/* A single block runs on the calling thread: forking a team for it costs more
+ * than the work (tens of microseconds). */
+static const char *c_parallel_for(int collapse, const char *run_parallel, char *buf, size_t cap) {
+  char clause[32] = "";
+  if (collapse > 1) snprintf(clause, sizeof clause, " collapse(%d)", collapse);
+  int n = run_parallel ? snprintf(buf, cap, "TL_OMP(omp parallel for%s if(%s))", clause, run_parallel) : -1;
+  if (n < 0 || (size_t)n >= cap) snprintf(buf, cap, "TL_OMP(omp parallel for%s)", clause); /* too long: always */
   return buf;
 }
 

@@ -526,6 +526,18 @@ static tl_ir_stmt *expr_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
   return loop1(m, TL_FOR_SERIAL, i, VAR(n), body);
 }
 
+/* Parallel loops of constant trip counts: one block gets no directive, several an
+ * unconditional one; a nested parallel loop none. */
+static tl_ir_stmt *parallel_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
+  (void)n;
+  tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32), *j = tl_ir_var_new(m, "j", TL_DT_INT32),
+            *k = tl_ir_var_new(m, "k", TL_DT_INT32);
+  tl_ir_stmt *one = loop1(m, TL_FOR_PARALLEL, i, I32(1), STORE(a, F32(1.0), VAR(i)));
+  tl_ir_stmt *inner = loop1(m, TL_FOR_PARALLEL, k, I32(4), STORE(a, F32(2.0), ADD(VAR(j), VAR(k))));
+  tl_ir_stmt *eight = loop1(m, TL_FOR_PARALLEL, j, I32(8), SEQ(tl_ir_barrier(m), inner));
+  return SEQ(one, eight);
+}
+
 static void test_expressions(void **state) {
   (void)state;
   char *text = NULL;
@@ -536,6 +548,11 @@ static void test_expressions(void **state) {
   ASSERT_CONTAINS(text, "A[i] = (float)((i - 1) * (2 - (i - (-3))));");
   ASSERT_CONTAINS(text, "A[i] = (float)((i << 2) & 12);");
   ASSERT_CONTAINS(text, "#ifndef TL_HELPER_INTDIV_I32");
+  tl__free(text);
+  TL_ASSERT_OK(device_text(&tl__c_dialect_c, parallel_body, &text));
+  ASSERT_CONTAINS(text, "{\n  for (int32_t i = 0; i < 1; ++i) {\n");
+  ASSERT_CONTAINS(text, "  }\n  TL_OMP(omp parallel for)\n  for (int32_t j = 0; j < 8; ++j) {\n"
+                        "    for (int32_t k = 0; k < 4; ++k) {\n");
   assert_null(strstr(text, "TL_HELPER_FP16")); /* only the helpers used */
   tl__free(text);
 }
