@@ -22,6 +22,8 @@
  *
  * Conflicts are per buffer (any element): a step never waits for itself, so the
  * only over-approximation is two steps touching disjoint parts of one buffer.
+ * Block-level stores into memory (and atomic adds outside T.Parallel) are done
+ * by thread 0 (gpu_lower_simt), so two of them never wait for each other.
  * Exchanges inside one tile op's lowering (reductions through shared memory) are
  * synchronised by that lowering (reduce.c). */
 #include <string.h>
@@ -35,6 +37,7 @@
 typedef struct access {
   const tl_ir_buffer *buf;
   bool read, write;
+  bool one;   /* only by thread 0 (block-level stores into memory) */
 } access;
 
 typedef struct bctx {
@@ -46,33 +49,37 @@ static bool tracked(const tl_ir_buffer *b) {
   return b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN || b->scope == TL_SCOPE_GLOBAL;
 }
 
-static void add(bctx *c, tl__vec *set, const tl_ir_buffer *b, bool read, bool write) {
+static void add_one(bctx *c, tl__vec *set, const tl_ir_buffer *b, bool read, bool write, bool one) {
   if (!tracked(b) || c->st != TL_OK) return;
   for (size_t i = 0; i < set->len; i++) {
     access *a = &TL__VEC_AT(set, access, i);
     if (a->buf == b) {
       a->read |= read;
       a->write |= write;
+      a->one &= one;
       return;
     }
   }
-  access a = {b, read, write};
+  access a = {b, read, write, one};
   c->st = tl__vec_push(set, &a);
 }
+
+static void add(bctx *c, tl__vec *set, const tl_ir_buffer *b, bool read, bool write) { add_one(c, set, b, read, write, false); }
 
 static void merge(bctx *c, tl__vec *into, const tl__vec *from) {
   for (size_t i = 0; i < from->len; i++) {
     const access *a = &TL__VEC_AT(from, access, i);
-    add(c, into, a->buf, a->read, a->write);
+    add_one(c, into, a->buf, a->read, a->write, a->one);
   }
 }
 
+/* Two accesses conflict when one writes, unless thread 0 made both. */
 static bool conflict(const tl__vec *state, const tl__vec *step) {
   for (size_t i = 0; i < step->len; i++) {
     const access *s = &TL__VEC_AT(step, access, i);
     for (size_t j = 0; j < state->len; j++) {
       const access *a = &TL__VEC_AT(state, access, j);
-      if (a->buf == s->buf && (a->write || s->write)) return true;
+      if (a->buf == s->buf && (a->write || s->write) && !(a->one && s->one)) return true;
     }
   }
   return false;
@@ -85,7 +92,7 @@ static bool same_set(const tl__vec *a, const tl__vec *b) {
     bool found = false;
     for (size_t j = 0; j < b->len && !found; j++) {
       const access *y = &TL__VEC_AT(b, access, j);
-      found = y->buf == x->buf && y->read == x->read && y->write == x->write;
+      found = y->buf == x->buf && y->read == x->read && y->write == x->write && y->one == x->one;
     }
     if (!found) return false;
   }
@@ -295,6 +302,12 @@ static tl_ir_stmt *walk_step(bctx *c, tl_ir_stmt *s, tl__vec *state) {
                            "which would wait at different places; put it between loops");
     return NULL;
   }
+  /* A block-level store into shared or global memory, and an atomic add outside
+   * T.Parallel, are done by thread 0 alone (gpu_lower_simt): all its accesses are. */
+  bool one = (s->kind == TL_STMT_STORE && tracked(s->u.store.buffer)) ||
+             (s->kind == TL_STMT_EVAL && s->u.eval.expr && s->u.eval.expr->kind == TL_EXPR_CALL &&
+              s->u.eval.expr->u.call.op == TL_OP_ATOMIC_ADD_ELEM);
+  for (size_t i = 0; i < set.len; i++) TL__VEC_AT(&set, access, i).one = one;
   bool wait = conflict(state, &set);
   if (wait) tl__vec_clear(state);
   merge(c, state, &set);

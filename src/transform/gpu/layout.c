@@ -454,6 +454,24 @@ static tl_status write_error(const tl__gpu_kernel_info *info, const loop_facts *
   const char *idx = st && st->kind == TL_STMT_STORE ? index_text(st->u.store.indices, st->u.store.n, text, sizeof text) : "";
   tl_ir_span at = st ? st->span : lf->loop->span;
   const tl_ir_buffer *b = w->buf;
+  const tl__gpu_frag *wf = b->scope == TL_SCOPE_LOCAL_FRAGMENT ? tl__gpu_find_frag(info, b) : NULL;
+  if (wf && !w->identity && wf->why_span.line == at.line && wf->why_span.col == at.col && wf->why_span.file == at.file) {
+    /* This very write, off the loop's own element, made the fragment replicated. */
+    const tl_ir_stmt *l = lf->loop;
+    char own[256];
+    tl__sb sb = TL__SB_INIT;
+    tl__sb_putc(&sb, '[');
+    for (uint32_t d = 0; d < l->u.loop.n; d++) tl__sb_appendf(&sb, "%s%s", d ? ", " : "", l->u.loop.vars[d]->name);
+    tl__sb_putc(&sb, ']');
+    char *o = tl__sb_finish(&sb);
+    snprintf(own, sizeof own, "%s", o ? o : "[...]");
+    tl__free(o);
+    return tl__pass_error(TL_EINVAL, at,
+                          "fragment '%s' is written at %s inside T.Parallel, not at the loop's own element %s, while "
+                          "the loop's iterations are distributed over the block's threads (%s): an iteration may only "
+                          "write the element it owns. Write '%s' at %s, or in a loop of its own",
+                          b->name, idx, own, dist_by, b->name, own);
+  }
   if (b->scope == TL_SCOPE_LOCAL_FRAGMENT) {
     const tl__gpu_frag *f = tl__gpu_find_frag(info, b);
     char where[300] = "";

@@ -357,7 +357,18 @@ static tl_ir_stmt *uniform_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   switch (s->kind) {
   case TL_STMT_ALLOC: {
     const tl__gpu_frag *f;
-    if (!local_of(&sc->g, s->u.alloc.buffer, &f)) return s;
+    const tl_ir_buffer *b = s->u.alloc.buffer;
+    int64_t n;
+    if ((b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN || b->scope == TL_SCOPE_LOCAL) &&
+        !tl__gpu_const_count(b, &n)) {
+      fail(mu, tl__pass_error(TL_EUNSUPPORTED, b->span.line ? b->span : s->span,
+                              "%s buffer '%s' needs a constant shape on GPU targets (%s)",
+                              b->scope == TL_SCOPE_LOCAL ? "local" : "shared", b->name,
+                              b->scope == TL_SCOPE_LOCAL ? "its registers are allocated per thread"
+                                                         : "shared memory is planned when the kernel is compiled"));
+      return NULL;
+    }
+    if (!local_of(&sc->g, b, &f)) return s;
     tl_ir_span old = tl__loc_push(mod, s->span);
     tl_ir_stmt *r = tl_ir_alloc(mod, f->local);
     tl_ir_builder_set_loc(mod, old);

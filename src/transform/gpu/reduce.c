@@ -223,7 +223,7 @@ static tl_status reduce_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__g
 }
 
 /* A distributed fragment copied whole into a new shared buffer by its owners. */
-static tl_status stage(tl__gpu_ctx *c, const tl__gpu_frag *f, tl_ir_buffer **sh, tl_ir_stmt **out) {
+static tl_status stage(tl__gpu_ctx *c, const tl__gpu_frag *f, tl_ir_buffer **sh, tl_ir_stmt **alloc, tl_ir_stmt **out) {
   tl_ir_module *mod = c->mod;
   const tl__gpu_layout *L = &f->layout;
   *sh = tl_ir_buffer_new(mod, "red_stage", f->buf->dtype, f->buf->ndim, f->buf->shape, NULL, TL_SCOPE_SHARED);
@@ -233,9 +233,9 @@ static tl_status stage(tl__gpu_ctx *c, const tl__gpu_frag *f, tl_ir_buffer **sh,
   tl_ir_expr *idx[16];
   for (uint32_t d = 0; d + 1 < L->ndim; d++) idx[d] = tl__gpu_unravel_row(mod, L, s.r, d);
   idx[L->ndim - 1] = s.c;
-  tl_ir_stmt *st[2] = {tl_ir_alloc(mod, *sh),
-                       tl__gpu_slots_loops(mod, L, &s, tl_ir_store(mod, *sh, L->ndim, idx, tl_ir_load(mod, f->local, 1, &s.slot)))};
-  *out = tl_ir_seq(mod, 2, st);
+  *alloc = tl_ir_alloc(mod, *sh);
+  *out = tl__gpu_slots_loops(mod, L, &s, tl_ir_store(mod, *sh, L->ndim, idx, tl_ir_load(mod, f->local, 1, &s.slot)));
+  TL__TRY(tl__built(mod, *alloc));
   return tl__built(mod, *out);
 }
 
@@ -266,16 +266,16 @@ tl_status tl__gpu_lower_reduce(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stm
     if (rows) return reduce_rows(c, scall, f, dst, clear != 0, out);
     /* Staged through shared memory, then reduced in index order. */
     tl_ir_buffer *sh;
-    tl_ir_stmt *staging, *lowered;
-    TL__TRY(stage(c, f, &sh, &staging));
+    tl_ir_stmt *alloc, *staging, *lowered;
+    TL__TRY(stage(c, f, &sh, &alloc, &staging));
     tl_ir_expr *reg = tl_ir_region(mod, sh, src->u.region.mins, src->u.region.extents, src->u.region.form);
     tl_ir_expr *args[4] = {reg, scall->u.call.args[1], scall->u.call.args[2], scall->u.call.args[3]};
     tl_ir_expr *ncall = reg ? tl_ir_call(mod, call->u.call.op, TL_DT_HANDLE, 4, args) : NULL;
     TL__TRY(tl__built(mod, ncall));
     TL__TRY(tl__lower_tile_op_serial(mod, ncall, &lowered));
-    tl_ir_stmt *items[4] = {staging, tl_ir_barrier(mod), local_dst ? lowered : tl__gpu_one_thread(c, lowered),
+    tl_ir_stmt *items[5] = {alloc, staging, tl_ir_barrier(mod), local_dst ? lowered : tl__gpu_one_thread(c, lowered),
                             tl_ir_barrier(mod)};
-    *out = tl_ir_seq(mod, c->loop_depth ? 4 : 3, items);
+    *out = tl_ir_seq(mod, c->loop_depth ? 5 : 4, items);
     return tl__built(mod, *out);
   }
   /* Every thread can read the whole source. */
