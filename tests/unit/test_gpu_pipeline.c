@@ -72,6 +72,7 @@ static const example_size k_sizes[] = {
     {"gemm.py", {{"M", "64"}, {"N", "64"}, {"K", "64"}}, 3, {{0}}, 0},
     {"gemm.py", {{"M", "33"}, {"N", "17"}, {"K", "5"}, {"dtype", "\"float32\""}}, 4, {{0}}, 0},
     {"gemm.py", {{"M", "40"}, {"N", "48"}, {"K", "24"}, {"block_K", "8"}}, 4, {{0}}, 0},
+    {"gemm.py", {{"M", "130"}, {"N", "64"}, {"block_M", "64"}, {"block_N", "64"}}, 4, {{0}}, 0},
     {"elementwise_add.py", {{"M", "64"}, {"N", "32"}}, 2, {{0}}, 0},
     {"elementwise_add.py", {{"M", "7"}, {"N", "9"}, {"in_dtype", "\"float16\""}}, 3, {{0}}, 0},
     {"row_sum.py", {{"M", "16"}}, 1, {{0}}, 0},
@@ -395,6 +396,69 @@ static const src_case k_cases[] = {
          "                y[i, j] = y[i, j] * 3 - 20\n"
          "        T.copy(y, C)\n",
      {{0}}, 0, 0},
+    {"2-d threads: reductions and shuffles over the linear thread index", "r",
+     HDR "@T.prim_func\n"
+         "def r(A: T.Tensor((4, 128), \"float32\"), S: T.Tensor((4,), \"float32\"), X: T.Tensor((4, 128), \"float32\")):\n"
+         "    with T.Kernel(1, threads=(16, 4)) as bx:\n"
+         "        a = T.alloc_fragment((4, 128), \"float32\")\n"
+         "        s = T.alloc_fragment((4,), \"float32\")\n"
+         "        T.copy(A, a)\n"
+         "        T.reduce_max(a, s, dim=1)\n"
+         "        for i, j in T.Parallel(4, 128):\n"
+         "            a[i, j] = a[i, j] - s[i]\n"
+         "        T.reduce_sum(a, s, dim=1)\n"
+         "        T.copy(s, S)\n"
+         "        T.copy(a, X)\n",
+     {{0}}, 0, 1e-5},
+    {"96 threads: three shuffle segments per row combined in shared memory", "r",
+     HDR "@T.prim_func\n"
+         "def r(A: T.Tensor((3, 96), \"float32\"), S: T.Tensor((3,), \"float32\"), M: T.Tensor((3,), \"int32\")):\n"
+         "    with T.Kernel(1, threads=96) as bx:\n"
+         "        a = T.alloc_fragment((3, 96), \"float32\")\n"
+         "        b = T.alloc_fragment((3, 96), \"int32\")\n"
+         "        s = T.alloc_fragment((3,), \"float32\")\n"
+         "        m = T.alloc_fragment((3,), \"int32\")\n"
+         "        T.copy(A, a)\n"
+         "        for i, j in T.Parallel(3, 96):\n"
+         "            b[i, j] = T.Cast(\"int32\", a[i, j] * 1000.0)\n"
+         "        T.reduce_sum(a, s, dim=1)\n"
+         "        T.reduce_max(b, m, dim=1)\n"
+         "        T.reduce_sum(b, m, dim=1, clear=False)\n"
+         "        T.copy(s, S)\n"
+         "        T.copy(m, M)\n",
+     {{0}}, 0, 1e-5},
+    {"a staged reduction (over the first dim) inside a loop, and a 3-d fragment", "r",
+     HDR "@T.prim_func\n"
+         "def r(A: T.Tensor((4, 8, 16), \"float32\"), S: T.Tensor((8, 16), \"float32\"), R: T.Tensor((2, 16), \"float32\")):\n"
+         "    with T.Kernel(1, threads=32) as bx:\n"
+         "        a = T.alloc_fragment((8, 16), \"float32\")\n"
+         "        c = T.alloc_fragment((16,), \"float32\")\n"
+         "        t = T.alloc_fragment((2, 4, 16), \"float32\")\n"
+         "        u = T.alloc_fragment((2, 16), \"float32\")\n"
+         "        T.fill(c, -1.0)\n"
+         "        for k in range(4):\n"
+         "            T.copy(A[k, 0:8, 0:16], a)\n"
+         "            T.reduce_max(a, c, dim=0, clear=False)\n"
+         "        T.copy(c, S[0, 0:16])\n"
+         "        T.copy(A[0:2, 0:4, 0:16], t)\n"
+         "        T.reduce_min(t, u, dim=1)\n"
+         "        T.copy(u, R)\n",
+     {{0}}, 0, 0},
+    {"NaN propagation through max, min and sum reductions", "n",
+     HDR "@T.prim_func\n"
+         "def n(A: T.Tensor((8, 64), \"float32\"), S: T.Tensor((3, 8), \"float32\")):\n"
+         "    with T.Kernel(1, threads=32) as bx:\n"
+         "        a = T.alloc_fragment((8, 64), \"float32\")\n"
+         "        s = T.alloc_fragment((8,), \"float32\")\n"
+         "        for i, j in T.Parallel(8, 64):\n"
+         "            a[i, j] = T.if_then_else(A[i, j] > 0.97, T.sqrt(A[i, j] - 2.0), A[i, j])\n"
+         "        T.reduce_max(a, s, dim=1)\n"
+         "        T.copy(s, S[0, 0:8])\n"
+         "        T.reduce_min(a, s, dim=1)\n"
+         "        T.copy(s, S[1, 0:8])\n"
+         "        T.reduce_sum(a, s, dim=1)\n"
+         "        T.copy(s, S[2, 0:8])\n",
+     {{0}}, 0, 1e-5},
 };
 
 static void test_source_kernels(void **state) {
