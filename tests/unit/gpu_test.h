@@ -112,6 +112,11 @@ static inline void gpu_compare(const pt_args *ref, const pt_args *got, uint32_t 
   }
 }
 
+/* When set, lowered modules run every kernel with threads in SIMT mode (module
+ * attribute tl.interp.simt = 1), also those the interpreter would run thread
+ * after thread (no barriers, shuffles, shared memory or atomics). */
+static bool g_gpu_force_simt;
+
 /* Lowers a clone of m for the target and runs `func` both ways on seeded inputs. */
 static inline void gpu_differential(const tl_ir_module *m, const char *func, const pt_dim *dims, size_t ndims,
                                     uint64_t seed, const gpu_target *tg, double tol, const char *what) {
@@ -121,6 +126,7 @@ static inline void gpu_differential(const tl_ir_module *m, const char *func, con
   TL_ASSERT_OK(tl_ir_module_clone(m, &low));
   tl_status s = gpu_lower(low, tg->spec);
   if (s != TL_OK) fail_msg("%s: lowering failed: %s", label, tl_last_error());
+  if (g_gpu_force_simt) TL_ASSERT_OK(tl_ir_module_set_attr_int(low, "tl.interp.simt", 1));
   const tl_ir_func *hf = tl_ir_module_find_func(low, func);
   assert_non_null(hf);
   assert_int_equal(hf->callconv, TL_CALLCONV_PACKED);

@@ -497,6 +497,15 @@ static void test_divergent_sync(void **state) {
   k->u.kernel.body = tl_ir_seq(m, 3, (tl_ir_stmt *[]){tl_ir_alloc(m, l), tl_ir_for(m, TL_FOR_SERIAL, 1, &i, NULL, &four, st),
                                                        tl_ir_barrier(m)});
   TL_ASSERT_OK(tl__pass_gpu_check_sync(m, NULL));
+  /* two barriers in a row: one is enough */
+  tl_ir_stmt *k2 = f->body;
+  k2->u.kernel.body = tl_ir_seq(m, 3, (tl_ir_stmt *[]){tl_ir_barrier(m), tl_ir_barrier(m), st});
+  k2->u.kernel.body = tl_ir_seq(m, 2, (tl_ir_stmt *[]){tl_ir_alloc(m, l), tl_ir_let(m, i, tl_ir_i32(m, 1), k2->u.kernel.body)});
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  TL_ASSERT_OK(tl__pass_gpu_check_sync(m, NULL));
+  char *text = tl_ir_print_func(f);
+  assert_int_equal(count(text, "T.sync_threads()"), 1);
+  tl_free(text);
   tl_ir_module_free(m);
 }
 
@@ -536,6 +545,47 @@ static void test_params(void **state) {
   /* the pass list is one list */
   assert_true(tl__gpu_num_passes > 8);
   assert_string_equal(tl__gpu_passes[0].name, "simplify");
+}
+
+/* --------------------------------------------------------- out of memory */
+
+typedef struct oom_ctx {
+  const tl_ir_module *src;
+  const char *spec;
+} oom_ctx;
+
+static tl_status lower_clone(void *arg) {
+  oom_ctx *c = arg;
+  tl_ir_module *m = NULL;
+  tl_target *t = NULL;
+  tl_status s = tl_ir_module_clone(c->src, &m);
+  if (s == TL_OK) s = tl_target_parse(c->spec, &t);
+  if (s == TL_OK) {
+    tl__gpu_params p;
+    gpu_test_params(t, &p);
+    s = tl__gpu_lower(m, t, &p);
+  }
+  if (s == TL_OK) s = tl_ir_verify_module(m);
+  tl_target_release(t);
+  tl_ir_module_free(m);
+  return s;
+}
+
+/* Every allocation failure during GPU lowering is reported as TL_ENOMEM. */
+static void test_oom(void **state) {
+  (void)state;
+  static const char *const files[] = {"softmax.py", "gemm.py", "row_max.py", "cumsum.py", "vector_add.py"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    tl_ir_module *m = example(files[i], NULL, 0);
+    oom_ctx c = {m, i % 2 ? CUDA : HIP_HOST};
+    long sites = tl_oom_sweep(lower_clone, NULL, &c);
+    assert_true(sites > 10);
+    tl_ir_module_free(m);
+  }
+  tl_ir_module *m = parse_ok(k_big_shared);
+  oom_ctx c = {m, CUDA};
+  assert_true(tl_oom_sweep(lower_clone, NULL, &c) > 10);
+  tl_ir_module_free(m);
 }
 
 /* ---------------------------------------------------------------- golden */
@@ -582,7 +632,8 @@ int main(void) {
       cmocka_unit_test(test_dynamic_shared_memory), cmocka_unit_test(test_barrier_placement),
       cmocka_unit_test(test_host_checks),        cmocka_unit_test(test_kernel_table),
       cmocka_unit_test(test_refusals),           cmocka_unit_test(test_divergent_sync),
-      cmocka_unit_test(test_params),             cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_params),             cmocka_unit_test(test_oom),
+      cmocka_unit_test(test_golden),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,8 @@ static void run_example(const char *file, const tl_ir_const_binding *consts, siz
   tl_ir_module_free(m);
 }
 
+static const char *const k_example_files[] = {"vector_add.py", "elementwise_add.py", "transpose.py"};
+
 static void test_examples_defaults(void **state) {
   (void)state;
   const char *only = getenv("TL_GPU_EXAMPLE");
@@ -61,6 +63,11 @@ static void test_examples_defaults(void **state) {
     closedir(d);
     assert_true(n >= 9);
   }
+  /* cuda again, every kernel in SIMT mode (vector_add has no barrier) */
+  g_gpu_force_simt = true;
+  for (size_t i = 0; i < sizeof k_example_files / sizeof k_example_files[0]; i++)
+    if (!only || strcmp(only, k_example_files[i]) == 0) run_example(k_example_files[i], NULL, 0, NULL, 0, &k_gpu_targets[0]);
+  g_gpu_force_simt = false;
 }
 
 /* Extra sizes: tiles that divide the shape and tiles that do not, tiny and odd
@@ -376,6 +383,8 @@ static const src_case k_cases[] = {
          "            l[i] = i * 2.0\n"
          "        for i in T.vectorized(4):\n"
          "            l[i] = l[i] + 1.0\n"
+         "        for i in T.vectorized(4):\n"
+         "            l[i] = l[0] + l[i]\n"
          "        T.copy(A[bx * 32:bx * 32 + 32], s)\n"
          "        T.sync_threads()\n"
          "        for i in T.Parallel(32):\n"

@@ -138,12 +138,6 @@ static bool find_shfl(tl_ir_visitor *v, const tl_ir_expr *e) {
   return !*found;
 }
 
-static bool find_sync_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
-  (void)v;
-  (void)s;
-  return true;
-}
-
 /* The first barrier or shuffle inside s, or NULL (its span in *at). */
 static bool sync_inside(const tl_ir_stmt *s, tl_ir_span *at, const char **what) {
   if (!s) return false;
@@ -153,7 +147,7 @@ static bool sync_inside(const tl_ir_stmt *s, tl_ir_span *at, const char **what) 
     return true;
   }
   const tl_ir_expr *found = NULL;
-  tl_ir_visitor v = {find_shfl, find_sync_stmt, &found};
+  tl_ir_visitor v = {find_shfl, NULL, &found};
   switch (s->kind) {
   case TL_STMT_SEQ:
     for (uint32_t i = 0; i < s->u.seq.n; i++)
@@ -210,20 +204,19 @@ static void check(cctx *c, const tl_ir_stmt *s) {
 }
 
 /* Drops a barrier right after another one in a sequence. */
+static bool repeated_barrier(const tl_ir_stmt *seq, uint32_t i) {
+  return i > 0 && seq->u.seq.stmts[i]->kind == TL_STMT_BARRIER && seq->u.seq.stmts[i - 1]->kind == TL_STMT_BARRIER;
+}
+
 static tl_ir_stmt *dedupe(tl_ir_mutator *mu, tl_ir_stmt *s) {
   tl_ir_stmt *r = tl_ir_mutate_stmt_children(mu, s);
   if (!r || r->kind != TL_STMT_SEQ) return r;
-  uint32_t n = 0;
   bool dup = false;
-  for (uint32_t i = 0; i < r->u.seq.n; i++) {
-    bool again = i > 0 && r->u.seq.stmts[i]->kind == TL_STMT_BARRIER && r->u.seq.stmts[i - 1]->kind == TL_STMT_BARRIER;
-    dup |= again;
-    n += !again;
-  }
+  for (uint32_t i = 0; i < r->u.seq.n; i++) dup |= repeated_barrier(r, i);
   if (!dup) return r;
   tl__vec items = TL__VEC_INIT(tl_ir_stmt *);
   for (uint32_t i = 0; i < r->u.seq.n && mu->status == TL_OK; i++)
-    if (!(i > 0 && r->u.seq.stmts[i]->kind == TL_STMT_BARRIER && r->u.seq.stmts[i - 1]->kind == TL_STMT_BARRIER)) {
+    if (!repeated_barrier(r, i)) {
       tl_status st = tl__vec_push(&items, &r->u.seq.stmts[i]);
       if (st != TL_OK) tl_ir_mutator_fail(mu, st);
     }
@@ -234,7 +227,6 @@ static tl_ir_stmt *dedupe(tl_ir_mutator *mu, tl_ir_stmt *s) {
     tl_ir_builder_set_loc(mu->mod, old);
   }
   tl__vec_free(&items);
-  (void)n;
   return x;
 }
 

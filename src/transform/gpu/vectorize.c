@@ -13,7 +13,8 @@
  *     `x + v >= y` with x and y multiples of V (the edge guards of a copy whose
  *     tile and tensor extents are multiples of V), or
  *   - a sequence of those;
- * and every vector access is aligned to its V elements: its base is provably a
+ * every load of a buffer the loop stores to is at the index of those stores (so
+ * no lane reads what another lane writes); and every vector access is aligned to its V elements: its base is provably a
  * multiple of V (divisibility through sums, products, constants and lets), and
  * the buffer's start is aligned: shared and local buffers are (code generators
  * align them to 16 bytes), global ones through the host entry's check. For each
@@ -269,6 +270,44 @@ static tl_ir_stmt *vec_stmt(vec1 *x, tl_ir_stmt *s) {
   return r;
 }
 
+/* Running the lanes of every statement together must not change what a lane
+ * reads: every load of a buffer the body stores to is at exactly the index of
+ * those stores (each lane then reads only what it wrote itself, in both
+ * orders). */
+typedef struct dep {
+  tl__vec stores; /* const tl_ir_stmt * */
+  bool ok;
+} dep;
+
+static bool dep_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
+  dep *d = v->ctx;
+  if (s->kind == TL_STMT_STORE && tl__vec_push(&d->stores, &s) != TL_OK) d->ok = false;
+  return d->ok;
+}
+
+static bool dep_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
+  dep *d = v->ctx;
+  if (e->kind != TL_EXPR_LOAD) return d->ok;
+  for (size_t i = 0; i < d->stores.len && d->ok; i++) {
+    const tl_ir_stmt *st = TL__VEC_AT(&d->stores, const tl_ir_stmt *, i);
+    if (st->u.store.buffer != e->u.load.buffer) continue;
+    if (st->u.store.n != e->u.load.n) d->ok = false;
+    for (uint32_t k = 0; k < st->u.store.n && d->ok; k++)
+      if (!tl__expr_same(st->u.store.indices[k], e->u.load.indices[k])) d->ok = false;
+  }
+  return d->ok;
+}
+
+static bool lanes_independent(const tl_ir_stmt *body) {
+  dep d = {TL__VEC_INIT(const tl_ir_stmt *), true};
+  tl_ir_visitor collect = {NULL, dep_stmt, &d};
+  tl_ir_visit_stmt(&collect, body);
+  tl_ir_visitor check = {dep_expr, NULL, &d};
+  if (d.ok) tl_ir_visit_stmt(&check, body);
+  tl__vec_free(&d.stores);
+  return d.ok;
+}
+
 /* The alignment requirements of a vectorized loop, recorded on the kernel. */
 static tl_status record_alignment(vec1 *x) {
   vctx *c = x->c;
@@ -294,7 +333,7 @@ static tl_ir_stmt *try_loop(tl_ir_mutator *mu, tl_ir_stmt *s) {
   int64_t V;
   tl_ir_stmt *body = s->u.loop.body;
   bool shape_ok = s->u.loop.n == 1 && tl__is_int(s->u.loop.mins[0], 0) && tl__is_const_int(s->u.loop.extents[0], &V) &&
-                  V >= 2 && V <= 16;
+                  V >= 2 && V <= 16 && lanes_independent(body);
   if (shape_ok) {
     vec1 x = {c, s->u.loop.vars[0], V, tl__int_like(mod, tl_ir_var_ref(mod, s->u.loop.vars[0]), 0),
               TL__VEC_INIT(const tl_ir_buffer *), true};
