@@ -22,21 +22,8 @@ extern "C" {
 
 /* ---------------------------------------------------------------- data types */
 
-/* Codes match DLPack's DLDataTypeCode, so a tensor's dtype compares directly. */
-typedef enum tl_dtype_code {
-  TL_DTYPE_INT = 0,
-  TL_DTYPE_UINT = 1,
-  TL_DTYPE_FLOAT = 2,
-  TL_DTYPE_HANDLE = 3,
-  TL_DTYPE_BFLOAT = 4,
-  TL_DTYPE_BOOL = 6
-} tl_dtype_code;
-
-typedef struct tl_dtype {
-  uint8_t code;   /* tl_dtype_code */
-  uint8_t bits;   /* 8, 16, 32, 64; bool is 8 bits (as DLPack's kDLBool) */
-  uint16_t lanes; /* 1 for scalars; > 1 for vectors made by vectorization */
-} tl_dtype;
+/* tl_dtype_code and tl_dtype (codes match DLPack's DLDataTypeCode) are defined in
+ * tilelang/plugin.h, the standalone header shared with plugins. */
 
 #define TL_DT(code_, bits_) ((tl_dtype){(uint8_t)(code_), (uint8_t)(bits_), 1})
 #define TL_DT_BOOL TL_DT(TL_DTYPE_BOOL, 8)

@@ -164,7 +164,7 @@ tl_status tl__component_set_lazy(tl__component_registry *r, const char *kind, co
 
 /* Imports the kind's lazy path if it has one not yet loaded. The import runs with no
  * lock held; the kind is marked loaded only if its path is still the one imported. */
-static tl_status ensure_loaded(tl__component_registry *r, const char *kind) {
+tl_status tl__component_ensure_loaded(tl__component_registry *r, const char *kind) {
   char *path = NULL;
   pthread_rwlock_rdlock(&r->lock);
   kind_slot *slot = get_slot(r, kind, false, NULL);
@@ -181,6 +181,29 @@ static tl_status ensure_loaded(tl__component_registry *r, const char *kind) {
     pthread_rwlock_unlock(&r->lock);
   }
   tl__free(path);
+  return s;
+}
+
+tl_status tl__component_load_all(tl__component_registry *r) {
+  /* The kinds with a pending path, copied out first: imports run without the lock. */
+  tl__vec kinds = TL__VEC_INIT(char *);
+  tl_status s = TL_OK;
+  pthread_rwlock_rdlock(&r->lock);
+  for (size_t i = 0; i < tl__map_len(&r->kinds) && s == TL_OK; i++) {
+    kind_slot *slot = tl__map_value(&r->kinds, i);
+    if (!slot->lazy_path || slot->loaded) continue;
+    char *k = tl__strdup(tl__map_key(&r->kinds, i));
+    s = k ? tl__vec_push(&kinds, &k) : tl__oom();
+    if (s != TL_OK) tl__free(k);
+  }
+  pthread_rwlock_unlock(&r->lock);
+  for (size_t i = 0; i < kinds.len; i++) {
+    char *k = TL__VEC_AT(&kinds, char *, i);
+    tl_status si = tl__component_ensure_loaded(r, k);
+    if (si != TL_OK) s = si; /* every kind is tried; the last failure is reported */
+    tl__free(k);
+  }
+  tl__vec_free(&kinds);
   return s;
 }
 
@@ -210,7 +233,7 @@ tl_status tl__component_matching(tl__component_registry *r, const tl_target *tar
   matches_init(out);
   if (!target) return tl__error(TL_EINVAL, "target must not be NULL");
   const char *kind = tl_target_kind(target);
-  TL__TRY(ensure_loaded(r, kind));
+  TL__TRY(tl__component_ensure_loaded(r, kind));
   tl__component_entry buf[TL__MATCHES_INLINE], *entries;
   size_t n;
   TL__TRY(snapshot(r, kind, buf, TL__MATCHES_INLINE, &entries, &n));

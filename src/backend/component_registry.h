@@ -62,6 +62,12 @@ void tl__component_unpublish(tl__component_registry *r, const char *kind, const 
                              tl_target_predicate guard, void *guard_data);
 /* Records the kind's import path and marks the kind not loaded. */
 tl_status tl__component_set_lazy(tl__component_registry *r, const char *kind, const char *import_path);
+/* Imports the kind's lazy path if one is registered and not yet loaded (with no lock
+ * held; a failure is the import's error, and a later call tries again). */
+tl_status tl__component_ensure_loaded(tl__component_registry *r, const char *kind);
+/* Imports the pending lazy path of every kind. Every kind is tried; returns the last
+ * failure. */
+tl_status tl__component_load_all(tl__component_registry *r);
 /* The components of the target's kind that match it (guard and component predicate),
  * in registration order, after importing the kind's lazy path if not yet done. */
 tl_status tl__component_matching(tl__component_registry *r, const tl_target *target, tl__component_matches *out);

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "backend/codegen_registries.h"
 #include "backend/manifest.h"
 #include "backend/message.h"
 #include "backend/registry.h"
@@ -110,6 +111,10 @@ static tl_status select_module(const tl_target *target, const tl_backend_module 
   const tl_backend_module *buf[8], **cands = buf;
   size_t n;
   const char *kind = tl_target_kind(target);
+  /* A backend registered lazily (its device codegen's import path) comes in with
+   * its plugin: import it before looking for the kind's manifests. A failing import
+   * is the answer (its reason beats "no backend registered"). */
+  TL__TRY(tl__component_ensure_loaded(&tl__device_codegens, kind));
   TL__TRY(tl__backends_for_kind(kind, buf, 8, &n));
   if (n > 8) {
     /* More owners than the inline buffer: copy again into a heap array (the index may

@@ -7,6 +7,8 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -40,8 +42,9 @@ static tl_status host_set_error(tl_status status, const char *message) {
   return tl__error(status, "%s", message ? message : "");
 }
 
+/* The ABI 1.0 part of the table (its struct_size says so). */
 static const tl_plugin_host g_host = {
-  .struct_size = sizeof(tl_plugin_host),
+  .struct_size = offsetof(tl_plugin_host, alloc),
   .abi_version = TL_PLUGIN_ABI_VERSION,
   .library_version = TL_VERSION_STRING,
   .register_backend = tl_register_backend,
@@ -76,7 +79,27 @@ static const tl_plugin_host g_host = {
   .artifact_binary = tl_artifact_binary,
 };
 
-const tl_plugin_host *tl__plugin_host(void) { return &g_host; }
+/* The table with the ABI 1.1 services (code generation, lowering, runtimes), which
+ * live in layers above this one: tl__plugin_host_extend publishes it once, during
+ * the registration of the built-ins, before any plugin is imported through them.
+ * Until then (a direct tl__plugin_import in a test) plugins get the 1.0 table, whose
+ * struct_size tells them so. */
+static tl_plugin_host g_full;
+static _Atomic(const tl_plugin_host *) g_current = &g_host;
+
+const tl_plugin_host *tl__plugin_host(void) { return atomic_load_explicit(&g_current, memory_order_acquire); }
+
+void tl__plugin_host_extend(const tl_plugin_host *ext) {
+  pthread_mutex_lock(&g_lock);
+  if (atomic_load_explicit(&g_current, memory_order_relaxed) == &g_host) {
+    const size_t base = offsetof(tl_plugin_host, alloc);
+    memcpy(&g_full, ext, sizeof g_full);
+    memcpy(&g_full, &g_host, base); /* the 1.0 part is always this file's */
+    g_full.struct_size = sizeof g_full;
+    atomic_store_explicit(&g_current, &g_full, memory_order_release);
+  }
+  pthread_mutex_unlock(&g_lock);
+}
 
 /* ------------------------------------------------------------ import paths */
 
@@ -175,7 +198,7 @@ static tl_status load_and_init(const char *import_path) {
   if (tl__str_starts_with(import_path, BUILTIN_PREFIX)) TL__TRY(find_builtin(import_path, &init));
   else TL__TRY(load_library(import_path, &init));
   tl__error_clear();
-  tl_status s = init(&g_host);
+  tl_status s = init(tl__plugin_host());
   if (s != TL_OK) {
     /* The library stays open: the init may have registered descriptors it holds. */
     if (!*tl_last_error()) tl__error(s, "init function returned %s", tl_status_name(s));

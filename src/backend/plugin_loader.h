@@ -31,4 +31,10 @@ tl_status tl__plugin_load_env(void);
 /* The host table handed to every plugin's init function. */
 const tl_plugin_host *tl__plugin_host(void);
 
+/* Completes the host table with the services of ABI 1.1 and later (fields from
+ * `alloc` on, taken from `ext`; the 1.0 fields stay the loader's). The first call
+ * wins; later calls do nothing. Called once while the built-ins are registered
+ * (src/backends/plugin_services.c). Thread-safe. */
+void tl__plugin_host_extend(const tl_plugin_host *ext);
+
 #endif

@@ -206,6 +206,10 @@ tl_status tl_get_backend(const char *name, const tl_backend_module **out) {
 
 size_t tl_list_backends(const tl_backend_module **out, size_t cap) {
   if (tl__ensure_builtins() != TL_OK) return 0;
+  /* Backends registered lazily (a device codegen's import path, such as the opencl
+   * plugin's) are listed too: their plugins are imported first. One that fails to
+   * load is left out (using its kind reports why). */
+  (void)tl__component_load_all(&tl__device_codegens);
   pthread_rwlock_rdlock(&g_lock);
   size_t n = tl__map_len(&g_by_name);
   for (size_t i = 0; i < n && i < cap; i++) out[i] = tl__map_value(&g_by_name, i);

@@ -11,10 +11,16 @@
 #include "backends/cpu/backend.h"
 #include "backends/cpu/target.h"
 #include "backends/cuda/target.h"
+#include "backends/lazy_plugins.h"
+#include "backends/metal/backend.h"
+#include "backends/plugin_services.h"
+#include "backends/rocm/backend.h"
 #include "backends/rocm/target.h"
+#include "backends/webgpu/backend.h"
 #include "base/error.h"
 #include "base/init.h"
 #include "codegen/codegen.h"
+#include "codegen/gpu_dialects.h"
 #include "runtime/exec_impls.h"
 
 typedef tl_status (*tl__builtin_init_fn)(void);
@@ -26,13 +32,23 @@ static const struct {
   /* Shared pieces backends name: code generators (global functions) and execution
    * backend implementations. */
   {"codegen", tl__codegen_register_builtins},
+  {"gpu codegen", tl__gpu_codegen_register_builtins},
   {"runtime", tl__runtime_register_builtins},
+  /* The plugin host table's services (lowering, code generation, runtimes), before
+   * anything can import a plugin through the registries. */
+  {"plugin services", tl__plugin_services_init},
   /* Target detectors run in this order (cuda, then cpu); normalizers: cuda, hip. */
   {"cuda", tl__cuda_target_init},
   {"rocm", tl__rocm_target_init},
   {"cpu", tl__cpu_target_init},
   /* Backend manifests. */
   {"cpu backend", tl__cpu_backend_init},
+  {"rocm backend", tl__rocm_backend_init},
+  {"metal backend", tl__metal_backend_init},
+  {"webgpu backend", tl__webgpu_backend_init},
+  /* The opencl backend is a plugin of its own (src/backends/opencl/), registered
+   * lazily: its library is loaded on the first use of the kind. */
+  {"lazy plugins", tl__lazy_plugins_init},
   {NULL, NULL}, /* sentinel */
 };
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "tilelang/backend.h"
 #include "tilelang/ir.h"
 
 struct tl__cgen;
@@ -99,7 +100,56 @@ typedef struct tl__c_dialect {
   const tl__c_helper *helpers;
   /* Text every device source of this dialect starts with (includes, macros). */
   const char *prelude;
+
+  /* ---- The plain-data forms of plugin.h's tl_c_dialect (docs/codegen.md, "Dialects
+   * as plain data"). Each is used where the hook above is NULL; NULL keeps the
+   * behaviour described above. Placeholders as documented in plugin.h. */
+  const char *t_wide;        /* exact intermediates (int -> float16): NULL = t_f64 */
+  const char *wide_suffix;   /* literal suffix of t_wide ("f"); NULL = "" */
+  const char *t_bool_param;  /* a bool scalar kernel parameter's type; NULL = t_bool */
+  const char *int64_suffix;  /* NULL = "LL" */
+  const char *uint64_suffix; /* NULL = "ull" */
+  const char *local_space;   /* per-thread buffers' space qualifier (Metal "thread"); NULL = none */
+  const char *buffer_param;  /* kernel parameter templates */
+  const char *scalar_param;
+  const char *extra_params;
+  const char *shared_array;  /* array declaration templates */
+  const char *local_array;
+  const char *warp_shfl_xor; /* T.warp_shfl_xor; NULL: none (an error if one appears) */
+  const char *vector_type_tmpl;      /* with vector_bases and vector_lanes, when vector_type is NULL */
+  const tl_c_pair *vector_bases;
+  uint32_t vector_lanes;
+  const char *vector_copy;           /* the copy statement; NULL: "*($V *)&$D = *(const $V *)&$S;" */
+  const tl_c_pair *atomic_add_tmpl;  /* when atomic_add is NULL */
+  const char *atomic_helper;         /* a helper section the templates need, or NULL */
+  const char *parallel_for_tmpl;     /* when parallel_for is NULL */
 } tl__c_dialect;
+
+/* A dialect made from plugin.h's plain-data tl_c_dialect (c_dialect_plain.c): the
+ * table above plus the arrays it owns. */
+typedef struct tl__c_dialect_owned {
+  tl__c_dialect d;
+  tl__c_math *math;
+  tl__c_helper *helpers;
+  tl__c_thread_tag *tags;
+} tl__c_dialect_owned;
+
+/* Fills *out from `plain`: names and templates are borrowed (they must outlive
+ * *out), math ops are looked up by name (an unknown op name is TL_EINVAL), helper
+ * sections the dialect lacks come from the portable defaults. Free with
+ * tl__c_dialect_owned_free. */
+tl_status tl__c_dialect_from_plain(const tl_c_dialect *plain, tl__c_dialect_owned *out);
+void tl__c_dialect_owned_free(tl__c_dialect_owned *d);
+
+/* Device source of every device kernel of `mod` in a plain-data dialect, and the
+ * artifact of `format` with the host entry's kernel table (codegen_c.c's
+ * tl__c_device_source and tl__c_device_codegen for any dialect). */
+tl_status tl__c_plain_device_source(const tl_c_dialect *plain, const tl_ir_module *mod, char **out);
+/* The kernel table of a lowered module's host entry (TL_EUNSUPPORTED where a table
+ * cannot describe it; TL_EINVAL without a single host entry). */
+tl_status tl__c_module_kernel_table(const tl_ir_module *mod, tl_kernel_table **out);
+tl_status tl__c_plain_device_artifact(const tl_c_dialect *plain, const tl_ir_module *mod, const char *format,
+                                      tl_artifact **out);
 
 /* The C99 dialect (CPU). */
 extern const tl__c_dialect tl__c_dialect_c;

@@ -64,14 +64,15 @@ void tl__cgen_int_literal(tl__cgen *g, tl_dtype t, int64_t v) {
   switch (t.code) {
   case TL_DTYPE_BOOL: tl__cgen_write(g, "%s", v ? "true" : "false"); return;
   case TL_DTYPE_UINT:
-    if (t.bits == 64) tl__cgen_write(g, "%" PRIu64 "ull", (uint64_t)v);
+    if (t.bits == 64) tl__cgen_write(g, "%" PRIu64 "%s", (uint64_t)v, g->d->uint64_suffix ? g->d->uint64_suffix : "ull");
     else if (t.bits == 32) tl__cgen_write(g, "%" PRIu64 "u", (uint64_t)v & 0xffffffffu);
     else tl__cgen_write(g, "(%s)%" PRIu64, tl__cgen_type(g, t), (uint64_t)v & (((uint64_t)1 << t.bits) - 1));
     return;
   case TL_DTYPE_INT:
     if (t.bits == 64) {
-      if (v == INT64_MIN) tl__cgen_write(g, "(-9223372036854775807LL - 1)");
-      else tl__cgen_write(g, "%" PRId64 "LL", v);
+      const char *sfx = g->d->int64_suffix ? g->d->int64_suffix : "LL";
+      if (v == INT64_MIN) tl__cgen_write(g, "(-9223372036854775807%s - 1)", sfx);
+      else tl__cgen_write(g, "%" PRId64 "%s", v, sfx);
     } else if (t.bits == 32) {
       if (v == INT32_MIN) tl__cgen_write(g, "(-2147483647 - 1)");
       else tl__cgen_write(g, "%" PRId64, v);
@@ -123,9 +124,11 @@ static void float_literal(tl__cgen *g, tl_dtype t, double v, int ctx) {
   char buf[64];
   bool exact16 = h && (t.code == TL_DTYPE_BFLOAT ? exact_in(v, 7, -126, 127) : exact_in(v, 10, -14, 15));
   if (h && !exact16) {
-    /* Rounded to the 16-bit type where it is used, as the interpreter does. */
-    shortest(v, false, buf, sizeof buf);
-    tl__cgen_write(g, "%s(%s)", h->round, buf);
+    /* Rounded to the 16-bit type where it is used, as the interpreter does (through
+     * the dialect's wide type: rounding twice through float is exact for 16 bits). */
+    const char *sfx = g->d->wide_suffix ? g->d->wide_suffix : "";
+    shortest(v, *sfx != '\0', buf, sizeof buf);
+    tl__cgen_write(g, "%s(%s%s)", h->round, buf, sfx);
     return;
   }
   bool f32 = h || t.bits == 32;
@@ -324,7 +327,7 @@ static void print_cast(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_roun
       expr(g, v, skip_round ? ctx : TL__PREC_TOP);
     } else {
       bool p = skip_round && open_paren(g, TL__PREC_UNARY, ctx);
-      tl__cgen_write(g, "(%s)", g->d->t_f64);
+      tl__cgen_write(g, "(%s)", g->d->t_wide ? g->d->t_wide : g->d->t_f64);
       expr(g, v, TL__PREC_UNARY);
       close_paren(g, p);
     }
@@ -417,6 +420,33 @@ static void print_int_math(tl__cgen *g, const tl_ir_expr *e, int ctx) {
   }
 }
 
+/* T.warp_shfl_xor(value, mask, width) through the dialect's template: the value of
+ * any type, in its compute type ($T); a 16-bit float's compute value is already one
+ * of its values, so nothing is rounded. */
+static void print_shfl_xor(tl__cgen *g, const tl_ir_expr *e, tl_dtype t) {
+  if (!g->d->warp_shfl_xor) {
+    tl__cgen_error(g, TL_EUNSUPPORTED,
+                   "the %s dialect has no warp shuffle (T.warp_shfl_xor): lower with thread_warp_size 1", g->d->name);
+    return;
+  }
+  if (e->u.call.nargs != 3) {
+    tl__cgen_error(g, TL_EINVAL, "T.warp_shfl_xor takes (value, lane mask, width)");
+    return;
+  }
+  const char *type = tl__cgen_type(g, t);
+  for (const char *p = g->d->warp_shfl_xor; *p; p++) {
+    if (p[0] == '$' && p[1] == 'T') {
+      tl__cgen_write(g, "%s", type);
+      p++;
+    } else if (p[0] == '%' && p[1] >= '0' && p[1] <= '2') {
+      expr(g, e->u.call.args[p[1] - '0'], TL__PREC_TOP);
+      p++;
+    } else {
+      tl__sb_putc(g->out, *p);
+    }
+  }
+}
+
 static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_round) {
   tl_ir_op op = e->u.call.op;
   if (g->ext_call && g->ext_call(g, e, ctx)) return;
@@ -429,6 +459,10 @@ static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_roun
     return;
   }
   tl_dtype t = tl_dtype_scalar(e->dtype);
+  if (op == TL_OP_WARP_SHFL_XOR) {
+    print_shfl_xor(g, e, t);
+    return;
+  }
   if (tl_dtype_is_int(t)) {
     print_int_math(g, e, ctx);
     return;

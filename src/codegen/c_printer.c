@@ -113,6 +113,56 @@ char *tl__cgen_expr_str(tl__cgen *g, const tl_ir_expr *e) {
   return s;
 }
 
+/* -------------------------------------------------------------- templates */
+
+void tl__cgen_expand(tl__cgen *g, const char *tmpl, const tl__cgen_subst *subst, size_t n) {
+  for (const char *p = tmpl; *p; p++) {
+    if (p[0] != '$') {
+      tl__sb_putc(g->out, *p);
+      continue;
+    }
+    if (p[1] == '$') {
+      tl__sb_putc(g->out, '$');
+      p++;
+      continue;
+    }
+    /* The longest placeholder that matches ($DA before $D). */
+    const tl__cgen_subst *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t len = strlen(subst[i].key);
+      if (len > best_len && strncmp(p + 1, subst[i].key, len) == 0) {
+        best = &subst[i];
+        best_len = len;
+      }
+    }
+    if (!best) {
+      tl__sb_putc(g->out, *p); /* not a placeholder here: a literal dollar sign */
+      continue;
+    }
+    tl__sb_append(g->out, best->value ? best->value : "");
+    p += best_len;
+  }
+}
+
+const char *tl__cgen_space(const tl__cgen *g, tl_ir_scope scope) {
+  const char *s;
+  switch (scope) {
+  case TL_SCOPE_GLOBAL: s = g->d->global_space; break;
+  case TL_SCOPE_SHARED: case TL_SCOPE_SHARED_DYN: s = g->d->shared_space; break;
+  default: s = g->d->local_space; break;
+  }
+  return s ? s : "";
+}
+
+const char *tl__cgen_space_word(tl_ir_scope scope) {
+  switch (scope) {
+  case TL_SCOPE_GLOBAL: return "global";
+  case TL_SCOPE_SHARED: case TL_SCOPE_SHARED_DYN: return "shared";
+  default: return "local";
+  }
+}
+
 /* ------------------------------------------------------------------ names */
 
 static const char *const k_keywords[] = {
@@ -296,6 +346,15 @@ static const char *type_suffix(tl_dtype t) {
   }
 }
 
+const char *tl__cgen_storage_suffix(tl_dtype t) {
+  t = tl_dtype_scalar(t);
+  if (t.code == TL_DTYPE_FLOAT && t.bits == 16) return "f16";
+  if (t.code == TL_DTYPE_BFLOAT) return "bf16";
+  if (t.code == TL_DTYPE_BOOL) return "b";
+  if (t.code == TL_DTYPE_HANDLE) return "h";
+  return type_suffix(t);
+}
+
 /* --------------------------------------------------------------- helpers */
 
 static const tl__c_helper *find_helper(const tl__c_dialect *d, const char *name) {
@@ -341,6 +400,7 @@ static void emit_helper(tl__cgen *g, tl__sb *out, const tl__cgen_helper_use *u) 
     if (p[0] == '$' && p[1] == 'T') tl__sb_append(out, ctype ? ctype : "void");
     else if (p[0] == '$' && p[1] == 'S') tl__sb_append(out, suffix);
     else if (p[0] == '$' && p[1] == 'F') tl__sb_append(out, g->d->helper_prefix);
+    else if (p[0] == '$' && p[1] == 'W') tl__sb_append(out, g->d->t_wide ? g->d->t_wide : g->d->t_f64 ? g->d->t_f64 : "double");
     else {
       tl__sb_putc(out, *p);
       continue;
@@ -452,6 +512,24 @@ static int collapse_depth(const tl_ir_stmt *s, const tl_ir_expr *extents[3]) {
 /* The parallel-for line of a loop nest, with the condition that it has more than
  * one iteration unless that is a known constant. NULL: no directive (one iteration
  * at most, or the dialect has none). */
+/* The parallel-for line from the dialect's hook or its plain-data template. */
+static const char *parallel_line(tl__cgen *g, int depth, const char *cond, char *buf, size_t cap) {
+  if (g->d->parallel_for) return g->d->parallel_for(depth, cond, buf, cap);
+  char c[24] = "";
+  if (depth > 1) snprintf(c, sizeof c, " collapse(%d)", depth);
+  tl__sb ifc = TL__SB_INIT, line = TL__SB_INIT;
+  if (cond) tl__sb_appendf(&ifc, " if(%s)", cond);
+  tl__cgen_subst sub[] = {{"C", c}, {"I", cond ? tl__sb_str(&ifc) : ""}};
+  tl__sb *prev = tl__cgen_capture_begin(g, &line);
+  tl__cgen_expand(g, g->d->parallel_for_tmpl, sub, 2);
+  tl__cgen_capture_end(g, prev);
+  snprintf(buf, cap, "%s", tl__sb_status(&line) == TL_OK ? tl__sb_str(&line) : "");
+  if (tl__sb_status(&ifc) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+  tl__sb_free(&ifc);
+  tl__sb_free(&line);
+  return buf;
+}
+
 static const char *parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, char *buf, size_t cap) {
   const tl_ir_expr *extents[3];
   int depth = collapse_depth(s, extents);
@@ -462,7 +540,7 @@ static const char *parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, char *buf, 
     else trips *= extents[k]->u.int_value;
   }
   if (constant && trips <= 1) return NULL;
-  if (constant) return g->d->parallel_for(depth, NULL, buf, cap);
+  if (constant) return parallel_line(g, depth, NULL, buf, cap);
   tl__sb cond = TL__SB_INIT;
   tl__sb *prev = tl__cgen_capture_begin(g, &cond);
   for (int k = 0; k < depth; k++) {
@@ -471,7 +549,7 @@ static const char *parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, char *buf, 
   }
   tl__cgen_write(g, " > 1");
   tl__cgen_capture_end(g, prev);
-  const char *line = g->d->parallel_for(depth, tl__sb_str(&cond), buf, cap);
+  const char *line = parallel_line(g, depth, tl__sb_str(&cond), buf, cap);
   tl__sb_free(&cond);
   return line;
 }
@@ -502,7 +580,7 @@ static void print_for(tl__cgen *g, const tl_ir_stmt *s) {
   }
   char buf[512];
   const char *pragma = NULL;
-  if (s->u.loop.kind == TL_FOR_PARALLEL && g->loop_depth == 0 && d->parallel_for)
+  if (s->u.loop.kind == TL_FOR_PARALLEL && g->loop_depth == 0 && (d->parallel_for || d->parallel_for_tmpl))
     pragma = parallel_pragma(g, s, buf, sizeof buf);
   else if (s->u.loop.kind == TL_FOR_UNROLLED)
     pragma = d->unroll_pragma;
@@ -594,6 +672,57 @@ static bool print_vector_copy(tl__cgen *g, const tl_ir_stmt *s, uint16_t lanes) 
   return true;
 }
 
+/* The vector type of a plain-data dialect for `lanes` elements of t, or NULL. */
+static const char *plain_vector_type(tl__cgen *g, tl_dtype t, uint16_t lanes, tl__sb *out) {
+  const tl__c_dialect *d = g->d;
+  if (!d->vector_type_tmpl || !d->vector_bases || lanes >= 32 || !(d->vector_lanes & (1u << lanes))) return NULL;
+  const char *sfx = tl__cgen_storage_suffix(t), *base = NULL;
+  for (const tl_c_pair *b = d->vector_bases; b->key && !base; b++)
+    if (strcmp(b->key, sfx) == 0) base = b->text;
+  if (!base) return NULL;
+  char n[8];
+  snprintf(n, sizeof n, "%u", (unsigned)lanes);
+  tl__cgen_subst sub[] = {{"B", base}, {"N", n}};
+  tl__sb *prev = tl__cgen_capture_begin(g, out);
+  tl__cgen_expand(g, d->vector_type_tmpl, sub, 2);
+  tl__cgen_capture_end(g, prev);
+  return tl__sb_status(out) == TL_OK ? tl__sb_str(out) : NULL;
+}
+
+/* The same copy through a plain-data dialect's templates. */
+static bool print_plain_vector_copy(tl__cgen *g, const tl_ir_stmt *s, uint16_t lanes) {
+  const tl_ir_expr *v = s->u.store.value;
+  if (!g->d->vector_type_tmpl || v->kind != TL_EXPR_LOAD || s->u.store.n != 1 || v->u.load.n != 1) return false;
+  const tl_ir_expr *di = s->u.store.indices[0], *si = v->u.load.indices[0];
+  if (di->kind != TL_EXPR_RAMP || si->kind != TL_EXPR_RAMP || di->u.ramp.stride != 1 || si->u.ramp.stride != 1)
+    return false;
+  const tl_ir_buffer *db = s->u.store.buffer, *sb = v->u.load.buffer;
+  if (!tl_dtype_eq(db->dtype, sb->dtype)) return false;
+  tl__sb vt = TL__SB_INIT, dst = TL__SB_INIT, src = TL__SB_INIT;
+  bool done = false;
+  if (plain_vector_type(g, tl_dtype_scalar(db->dtype), lanes, &vt)) {
+    tl__sb *prev = tl__cgen_capture_begin(g, &dst);
+    tl__cgen_element(g, db, 1, (tl_ir_expr *const *)&di->u.ramp.base);
+    tl__cgen_capture_end(g, prev);
+    prev = tl__cgen_capture_begin(g, &src);
+    tl__cgen_element(g, sb, 1, (tl_ir_expr *const *)&si->u.ramp.base);
+    tl__cgen_capture_end(g, prev);
+    char n[8];
+    snprintf(n, sizeof n, "%u", (unsigned)lanes);
+    tl__cgen_subst sub[] = {{"V", tl__sb_str(&vt)},     {"D", tl__sb_str(&dst)},
+                            {"S", tl__sb_str(&src)},    {"N", n},
+                            {"DA", tl__cgen_space(g, db->scope)}, {"SA", tl__cgen_space(g, sb->scope)}};
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__cgen_expand(g, g->d->vector_copy ? g->d->vector_copy : "*($V *)&$D = *(const $V *)&$S;", sub, 6);
+    tl__cgen_write(g, "\n");
+    done = true;
+  }
+  tl__sb_free(&vt);
+  tl__sb_free(&dst);
+  tl__sb_free(&src);
+  return done;
+}
+
 /* `dst = value;` where value is an expression of the buffer's compute type. */
 static void print_assign(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx,
                          const tl_ir_expr *value) {
@@ -638,7 +767,7 @@ static void print_store(tl__cgen *g, const tl_ir_stmt *s) {
     print_assign(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value);
     return;
   }
-  if (print_vector_copy(g, s, lanes)) return;
+  if (print_vector_copy(g, s, lanes) || print_plain_vector_copy(g, s, lanes)) return;
   open_lanes(g, lanes);
   print_assign(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value);
   close_lanes(g);
@@ -696,8 +825,44 @@ static void print_alloc(tl__cgen *g, const tl_ir_stmt *s) {
   const char *name = tl__cgen_declare(g, buf->data);
   set_elem(g, buf->data, tl_dtype_scalar(buf->dtype));
   bool shared = buf->scope == TL_SCOPE_SHARED || buf->scope == TL_SCOPE_SHARED_DYN;
+  const char *tmpl = shared ? g->d->shared_array : g->d->local_array;
+  if (tmpl) {
+    /* Dialects without dynamic shared memory get shared.dyn buffers as fixed arrays
+     * too: their sizes are constants (docs/codegen.md). */
+    char count[24];
+    snprintf(count, sizeof count, "%lld", (long long)size);
+    tl__cgen_subst sub[] = {{"T", type}, {"N", name}, {"C", count}, {"Q", tl__cgen_space(g, buf->scope)}};
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__cgen_expand(g, tmpl, sub, 4);
+    tl__cgen_write(g, "\n");
+    return;
+  }
   const char *space = shared && g->d->shared_space && *g->d->shared_space ? g->d->shared_space : NULL;
   tl__cgen_line(g, "%s%s%s %s[%lld];", space ? space : "", space ? " " : "", type, name, (long long)size);
+}
+
+/* T.atomic_add_elem through a plain-data dialect's templates (by element type). */
+static void plain_atomic_add(tl__cgen *g, const tl_ir_buffer *buf, const char *dst, const char *value) {
+  tl_dtype t = tl_dtype_scalar(buf->dtype);
+  const char *sfx = tl__cgen_storage_suffix(t), *tmpl = NULL;
+  for (const tl_c_pair *a = g->d->atomic_add_tmpl; a && a->key && !tmpl; a++)
+    if (strcmp(a->key, sfx) == 0) tmpl = a->text;
+  if (!tmpl) {
+    char tb[32];
+    tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no atomic add for %s", g->d->name,
+                   tl_dtype_name(t, tb, sizeof tb));
+    return;
+  }
+  tl__cgen_subst sub[] = {{"D", dst},
+                          {"V", value},
+                          {"T", tl__cgen_storage_type(g, t)},
+                          {"S", sfx},
+                          {"A", tl__cgen_space(g, buf->scope)},
+                          {"a", tl__cgen_space_word(buf->scope)}};
+  if (g->d->atomic_helper) tl__cgen_use_helper(g, g->d->atomic_helper, t);
+  tl__sb_indent(g->out, 2 * g->indent);
+  tl__cgen_expand(g, tmpl, sub, 6);
+  tl__cgen_write(g, "\n");
 }
 
 static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
@@ -715,7 +880,10 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_capture_end(g, prev);
     char *v = tl__cgen_expr_str(g, value);
     tl__cgen_type(g, dst->u.region.buffer->dtype); /* the element type's helpers, for the hook */
-    if (v && tl__sb_status(&d) == TL_OK) g->d->atomic_add(g, tl__sb_str(&d), v, dst->u.region.buffer->dtype);
+    if (v && tl__sb_status(&d) == TL_OK) {
+      if (g->d->atomic_add) g->d->atomic_add(g, tl__sb_str(&d), v, dst->u.region.buffer->dtype);
+      else plain_atomic_add(g, dst->u.region.buffer, tl__sb_str(&d), v);
+    }
     tl__free(v);
     tl__sb_free(&d);
     return;
@@ -826,6 +994,8 @@ void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f) {
   tl__cgen_write(g, "%s%svoid %s(", d->kernel_prefix, *d->kernel_prefix ? " " : "", f->name);
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tl_ir_param *p = &f->params[i];
+    char index[16];
+    snprintf(index, sizeof index, "%u", (unsigned)i);
     if (i) tl__cgen_write(g, ", ");
     if (p->kind == TL_PARAM_BUFFER) {
       const tl_ir_buffer *b = p->buffer;
@@ -833,15 +1003,30 @@ void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f) {
       const char *name = tl__cgen_declare(g, b->data);
       set_elem(g, b->data, tl_dtype_scalar(b->dtype));
       bool ro = !is_written(&wc, b->data);
+      if (d->buffer_param) {
+        char gs[64], rk[64];
+        snprintf(gs, sizeof gs, "%s%s", d->global_space, *d->global_space ? " " : "");
+        snprintf(rk, sizeof rk, "%s%s", d->restrict_kw, *d->restrict_kw ? " " : "");
+        tl__cgen_subst sub[] = {{"G", gs}, {"C", ro ? "const " : ""}, {"T", type}, {"R", rk}, {"N", name}, {"I", index}};
+        tl__cgen_expand(g, d->buffer_param, sub, 6);
+        continue;
+      }
       tl__cgen_write(g, "%s%s%s%s *%s%s%s", d->global_space, *d->global_space ? " " : "", ro ? "const " : "", type,
                      d->restrict_kw, *d->restrict_kw ? " " : "", name);
     } else {
       const char *type = tl__cgen_type(g, p->var->dtype);
+      if (d->t_bool_param && tl_dtype_is_bool(p->var->dtype)) type = d->t_bool_param;
       const char *name = tl__cgen_declare(g, p->var);
+      if (d->scalar_param) {
+        tl__cgen_subst sub[] = {{"T", type}, {"N", name}, {"I", index}};
+        tl__cgen_expand(g, d->scalar_param, sub, 3);
+        continue;
+      }
       tl__cgen_write(g, "%s%s%s", type, p->var->dtype.code == TL_DTYPE_HANDLE ? "" : " ", name);
     }
   }
-  if (f->nparams == 0) tl__cgen_write(g, "void");
+  if (d->extra_params) tl__cgen_write(g, "%s%s", f->nparams ? ", " : "", d->extra_params);
+  else if (f->nparams == 0) tl__cgen_write(g, "void");
   tl__cgen_write(g, ")");
   tl__vec_free(&wc.ids);
   mark_shape_vars(g, f);

@@ -122,6 +122,21 @@ void tl__cgen_int_literal(tl__cgen *g, tl_dtype t, int64_t v);
 void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f);
 void tl__cgen_kernel(tl__cgen *g, const tl_ir_func *f);
 
+/* Templates of plain-data dialects (plugin.h's tl_c_dialect): writes `tmpl` with
+ * each "$key" replaced by its value (the longest key matching; "$$" is "$"). */
+typedef struct tl__cgen_subst {
+  const char *key;   /* without the dollar sign: "T", "DA" */
+  const char *value; /* NULL writes nothing */
+} tl__cgen_subst;
+void tl__cgen_expand(tl__cgen *g, const char *tmpl, const tl__cgen_subst *subst, size_t n);
+/* The dialect's qualifier of a buffer scope's memory ("" when none), and the
+ * dialect-independent word for it ("global", "shared", "local"). */
+const char *tl__cgen_space(const tl__cgen *g, tl_ir_scope scope);
+const char *tl__cgen_space_word(tl_ir_scope scope);
+/* The suffix of a scalar type in memory: "i8" .. "u64", "f16", "bf16", "f32", "f64",
+ * "b" (bool), "h" (handle). */
+const char *tl__cgen_storage_suffix(tl_dtype t);
+
 /* True if `s` is a valid C identifier that is not a keyword. */
 bool tl__c_is_identifier(const char *s);
 

@@ -10,22 +10,15 @@
 #include "tilelang/runtime.h"
 #include "tilelang/target.h"
 
-typedef struct tl__build_request {
-  const char *func_name;          /* the host entry's symbol */
-  const tl_target *target;        /* device target, host attached */
-  const tl_artifact *device;      /* device code (source or binary); may be NULL */
-  const tl_artifact *host;        /* host code; NULL when the spec disables host codegen */
-  const tl_kernel_table *table;
-  const char *const *pass_configs;
-} tl__build_request;
+/* The request and the loaded state are the plugin-visible types of
+ * tilelang/plugin.h (one definition for the built-ins and for plugins); these names
+ * are the library's internal spelling of them. */
+typedef tl_build_request tl__build_request;
+typedef tl_loaded_kernel tl__loaded;
 
-/* A loaded kernel's runtime state and how to call and free it. */
-typedef struct tl__loaded {
-  void *state;
-  tl_status (*call)(void *state, const tl_value *args, int nargs, void *stream);
-  void (*destroy)(void *state);
-} tl__loaded;
-
+/* An implementation as the library keeps it: tl_exec_impl (plugin.h) without its
+ * struct_size. A plugin's descriptor is copied into one of these when registered
+ * through the host table (tl__register_plugin_exec_impl). */
 typedef struct tl__exec_impl {
   const char *name;                  /* "native", "tcc", "source", "nvrtc", ... */
   /* Files build writes (NULL-terminated); a cache entry is complete when all exist. */
@@ -42,6 +35,12 @@ typedef struct tl__exec_impl {
 /* Registers an implementation (kept by pointer). Same name and pointer: no-op; same
  * name, other pointer: TL_EEXIST. Thread-safe. */
 tl_status tl__register_exec_impl(const tl__exec_impl *impl);
+/* Registers a plugin's implementation (plugin.h's tl_exec_impl, kept by pointer:
+ * it must stay alive): checked (struct_size 0 means the current size; one smaller
+ * than the first version's, or a missing field, is TL_EINVAL), then copied into a
+ * library-owned tl__exec_impl registered under its name. The same descriptor again
+ * is a no-op. Thread-safe. */
+tl_status tl__register_plugin_exec_impl(const tl_exec_impl *impl);
 /* The implementation named `name` (case-sensitive), or NULL. Thread-safe. */
 const tl__exec_impl *tl__find_exec_impl(const char *name);
 

@@ -1,0 +1,69 @@
+/* Lazily registered in-tree plugins. The opencl backend (src/backends/opencl/) is
+ * compiled as its own shared library against plugin.h alone, the reference for
+ * out-of-tree backends; the library only records where that library is, and the
+ * registries import it on the first use of kind `opencl` (a device codegen lookup,
+ * a context, a listing of the backends). */
+#include "backends/lazy_plugins.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "tilelang/backend.h"
+
+#ifndef TL_BUILD_LIBDIR
+#define TL_BUILD_LIBDIR "."
+#endif
+#ifndef TL_INSTALL_LIBDIR
+#define TL_INSTALL_LIBDIR "/usr/local/lib"
+#endif
+
+#define PLUGIN_SUBDIR "tilelang/plugins"
+
+static bool exists(const char *path) { return access(path, R_OK) == 0; }
+
+void tl__plugin_default_path(const char *env, const char *file, char *buf, size_t cap) {
+  const char *explicit_path = env ? tl__env(env) : NULL;
+  if (explicit_path && *explicit_path) {
+    snprintf(buf, cap, "%s", explicit_path);
+    return;
+  }
+  /* Where this code lives: the shared library (installed: lib/), or a program
+   * linking the static library (in the build tree: bin/). */
+  Dl_info info;
+  char self_dir[4096] = "";
+  if (dladdr((void *)&tl__plugin_default_path, &info) && info.dli_fname) {
+    snprintf(self_dir, sizeof self_dir, "%s", info.dli_fname);
+    char *slash = strrchr(self_dir, '/');
+    if (slash) *slash = '\0';
+    else self_dir[0] = '\0';
+  }
+  if (self_dir[0]) {
+    snprintf(buf, cap, "%s/" PLUGIN_SUBDIR "/%s", self_dir, file);
+    if (exists(buf)) return;
+  }
+  /* The build tree is the directory above TL_BUILD_LIBDIR. */
+  char build_root[4096];
+  snprintf(build_root, sizeof build_root, "%s", TL_BUILD_LIBDIR);
+  char *slash = strrchr(build_root, '/');
+  if (slash) *slash = '\0';
+  size_t n = strlen(build_root);
+  bool in_build = self_dir[0] && n && strncmp(self_dir, build_root, n) == 0 && (self_dir[n] == '/' || !self_dir[n]);
+  const char *first = in_build ? TL_BUILD_LIBDIR : TL_INSTALL_LIBDIR;
+  const char *second = in_build ? TL_INSTALL_LIBDIR : TL_BUILD_LIBDIR;
+  snprintf(buf, cap, "%s/" PLUGIN_SUBDIR "/%s", second, file);
+  if (exists(buf)) {
+    char first_path[4096];
+    snprintf(first_path, sizeof first_path, "%s/" PLUGIN_SUBDIR "/%s", first, file);
+    if (!exists(first_path)) return; /* only the second one is there */
+  }
+  snprintf(buf, cap, "%s/" PLUGIN_SUBDIR "/%s", first, file);
+}
+
+tl_status tl__lazy_plugins_init(void) {
+  char path[4096];
+  tl__plugin_default_path("TL_OPENCL_PLUGIN", "libtilelang-opencl.so", path, sizeof path);
+  return tl_register_lazy_device_codegen("opencl", path);
+}

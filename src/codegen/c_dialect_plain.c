@@ -1,0 +1,225 @@
+/* C-family dialects as plain data (plugin.h's tl_c_dialect): the conversion into the
+ * printer's table (c_dialect.h), the portable helper sections a plain dialect may
+ * leave out, and device code generation in any plain dialect. The in-tree GPU
+ * dialects (hip, metal) are written in this form too, so a plugin's dialect and the
+ * library's are one mechanism. */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "codegen/c_dialect.h"
+#include "codegen/codegen.h"
+#include "tilelang/runtime.h"
+#include "transform/kernel_table.h"
+
+/* Sections the printer asks for by name, in portable C-family syntax ($W is the
+ * dialect's wide type, so no double is needed where the dialect has none). */
+static const char k_intdiv[] =
+  "$F $T tl_floordiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+  "$F $T tl_floormod_$S($T a, $T b) { $T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
+  "$F $T tl_ceildiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q; }\n";
+static const char k_minmax[] =
+  "$F $T tl_min_$S($T a, $T b) { return a < b ? a : b; }\n"
+  "$F $T tl_max_$S($T a, $T b) { return a > b ? a : b; }\n";
+static const char k_abs[] = "$F $T tl_abs_$S($T a) { return a < 0 ? ($T)-a : a; }\n";
+static const char k_fminmax[] =
+  "$F $T tl_min_$S($T a, $T b) { return (a < b || a != a) ? a : b; }\n"
+  "$F $T tl_max_$S($T a, $T b) { return (a > b || a != a) ? a : b; }\n";
+static const char k_fdiv[] =
+  "$F $T tl_floordiv_$S($T a, $T b) { return ($T)floor(($W)a / ($W)b); }\n"
+  "$F $T tl_floormod_$S($T a, $T b) { return ($T)(($W)a - floor(($W)a / ($W)b) * ($W)b); }\n";
+
+static const tl__c_helper k_defaults[] = {
+  {"intdiv", true, NULL, k_intdiv},
+  {"minmax", true, NULL, k_minmax},
+  {"abs", true, NULL, k_abs},
+  {"fminmax", true, NULL, k_fminmax},
+  {"fdiv", true, NULL, k_fdiv},
+};
+#define NDEFAULTS (sizeof k_defaults / sizeof k_defaults[0])
+
+/* The size of the first version of tl_c_dialect (ABI 1.1). */
+#define PLAIN_V1_SIZE (offsetof(tl_c_dialect, prelude) + sizeof(((tl_c_dialect *)0)->prelude))
+
+static tl__c_half_type half_of(const tl_c_half_type *h) {
+  tl__c_half_type r = {h->storage, h->compute, h->widen, h->narrow, h->round, h->helper};
+  return r;
+}
+
+static const char *or_empty(const char *s) { return s ? s : ""; }
+
+void tl__c_dialect_owned_free(tl__c_dialect_owned *d) {
+  if (!d) return;
+  tl__free(d->math);
+  tl__free(d->helpers);
+  tl__free(d->tags);
+  memset(d, 0, sizeof *d);
+}
+
+static tl_status convert_math(const tl_c_dialect *p, tl__c_dialect_owned *o) {
+  size_t n = 0;
+  while (p->math && p->math[n].op) n++;
+  o->math = tl__calloc(n + 1, sizeof *o->math);
+  if (!o->math) return tl__oom();
+  for (size_t i = 0; i < n; i++) {
+    const tl_c_math *m = &p->math[i];
+    tl_ir_op op;
+    if (!tl_ir_op_parse(m->op, &op))
+      return tl__error(TL_EINVAL, "dialect '%s': math entry '%s' names no IR op (\"T.exp\", ...)", or_empty(p->name),
+                       m->op);
+    if (!m->f32) return tl__error(TL_EINVAL, "dialect '%s': math entry '%s' has no float32 template", or_empty(p->name), m->op);
+    o->math[i] = (tl__c_math){op, m->f32, m->f64, m->helper};
+  }
+  o->math[n] = (tl__c_math){TL_OP__COUNT, NULL, NULL, NULL};
+  return TL_OK;
+}
+
+static tl_status convert_helpers(const tl_c_dialect *p, tl__c_dialect_owned *o) {
+  size_t n = 0;
+  while (p->helpers && p->helpers[n].name) n++;
+  o->helpers = tl__calloc(n + NDEFAULTS + 1, sizeof *o->helpers);
+  if (!o->helpers) return tl__oom();
+  for (size_t i = 0; i < n; i++) {
+    const tl_c_helper *h = &p->helpers[i];
+    if (!h->text) return tl__error(TL_EINVAL, "dialect '%s': helper section '%s' has no text", or_empty(p->name), h->name);
+    o->helpers[i] = (tl__c_helper){h->name, h->per_type, h->requires, h->text};
+  }
+  size_t k = n;
+  for (size_t i = 0; i < NDEFAULTS; i++) {
+    bool own = false;
+    for (size_t j = 0; j < n && !own; j++) own = strcmp(p->helpers[j].name, k_defaults[i].name) == 0;
+    if (!own) o->helpers[k++] = k_defaults[i];
+  }
+  o->helpers[k] = (tl__c_helper){NULL, false, NULL, NULL};
+  return TL_OK;
+}
+
+static tl_status convert_tags(const tl_c_dialect *p, tl__c_dialect_owned *o) {
+  if (!p->thread_tags) return TL_OK; /* no threads */
+  size_t n = 0;
+  while (p->thread_tags[n].key) n++;
+  o->tags = tl__calloc(n + 1, sizeof *o->tags);
+  if (!o->tags) return tl__oom();
+  for (size_t i = 0; i < n; i++) {
+    if (!p->thread_tags[i].text)
+      return tl__error(TL_EINVAL, "dialect '%s': thread tag '%s' has no text", or_empty(p->name), p->thread_tags[i].key);
+    o->tags[i] = (tl__c_thread_tag){p->thread_tags[i].key, p->thread_tags[i].text};
+  }
+  return TL_OK;
+}
+
+tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *out) {
+  memset(out, 0, sizeof *out);
+  if (!p) return tl__error(TL_EINVAL, "C dialect must not be NULL");
+  if (p->struct_size != 0 && p->struct_size < PLAIN_V1_SIZE)
+    return tl__error(TL_EINVAL, "C dialect has struct_size %zu, smaller than the first version's (%zu)",
+                     p->struct_size, (size_t)PLAIN_V1_SIZE);
+  if (!p->name || !*p->name) return tl__error(TL_EINVAL, "C dialect must have a name");
+  if (!p->t_i32 || !p->t_f32)
+    return tl__error(TL_EINVAL, "dialect '%s' must name at least the int32 and float32 types", p->name);
+  if ((p->vector_type != NULL) != (p->vector_bases != NULL))
+    return tl__error(TL_EINVAL, "dialect '%s': vector_type and vector_bases go together", p->name);
+  tl_status s = convert_math(p, out);
+  if (s == TL_OK) s = convert_helpers(p, out);
+  if (s == TL_OK) s = convert_tags(p, out);
+  if (s != TL_OK) {
+    tl__c_dialect_owned_free(out);
+    return s;
+  }
+  tl__c_dialect *d = &out->d;
+  d->name = p->name;
+  d->t_bool = p->t_bool, d->t_i8 = p->t_i8, d->t_i16 = p->t_i16, d->t_i32 = p->t_i32, d->t_i64 = p->t_i64;
+  d->t_u8 = p->t_u8, d->t_u16 = p->t_u16, d->t_u32 = p->t_u32, d->t_u64 = p->t_u64;
+  d->t_f32 = p->t_f32, d->t_f64 = p->t_f64, d->t_handle = p->t_handle;
+  d->f16 = half_of(&p->f16);
+  d->bf16 = half_of(&p->bf16);
+  d->restrict_kw = or_empty(p->restrict_kw);
+  d->global_space = or_empty(p->global_space);
+  d->shared_space = or_empty(p->shared_space);
+  d->kernel_prefix = or_empty(p->kernel_prefix);
+  d->helper_prefix = or_empty(p->helper_prefix);
+  d->thread_tags = out->tags;
+  d->barrier = p->barrier;
+  d->math = out->math;
+  d->unroll_pragma = p->unroll_pragma;
+  d->helpers = out->helpers;
+  d->prelude = or_empty(p->prelude);
+  d->t_wide = p->t_wide;
+  d->wide_suffix = p->wide_suffix;
+  d->t_bool_param = p->t_bool_param;
+  d->int64_suffix = p->int64_suffix;
+  d->uint64_suffix = p->uint64_suffix;
+  d->local_space = p->local_space;
+  d->buffer_param = p->buffer_param;
+  d->scalar_param = p->scalar_param;
+  d->extra_params = p->extra_params;
+  d->shared_array = p->shared_array;
+  d->local_array = p->local_array;
+  d->warp_shfl_xor = p->warp_shfl_xor;
+  d->vector_type_tmpl = p->vector_type;
+  d->vector_bases = p->vector_bases;
+  d->vector_lanes = p->vector_lanes;
+  d->vector_copy = p->vector_copy;
+  d->atomic_add_tmpl = p->atomic_add;
+  d->atomic_helper = p->atomic_helper;
+  d->parallel_for_tmpl = p->parallel_for;
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------ code generation */
+
+tl_status tl__c_plain_device_source(const tl_c_dialect *plain, const tl_ir_module *mod, char **out) {
+  *out = NULL;
+  tl__c_dialect_owned d;
+  TL__TRY(tl__c_dialect_from_plain(plain, &d));
+  tl_status s = tl__c_device_source(&d.d, mod, out);
+  tl__c_dialect_owned_free(&d);
+  return s;
+}
+
+/* The module's host entry (its only TL_CALLCONV_PACKED function), or NULL. */
+static const tl_ir_func *host_entry(const tl_ir_module *mod) {
+  const tl_ir_func *found = NULL;
+  for (size_t i = 0; i < tl_ir_module_num_funcs(mod); i++) {
+    const tl_ir_func *f = tl_ir_module_func(mod, i);
+    if (f->callconv != TL_CALLCONV_PACKED) continue;
+    if (found) return NULL;
+    found = f;
+  }
+  return found;
+}
+
+tl_status tl__c_module_kernel_table(const tl_ir_module *mod, tl_kernel_table **out) {
+  *out = NULL;
+  if (!mod) return tl__error(TL_EINVAL, "kernel table: module must not be NULL");
+  const tl_ir_func *entry = host_entry(mod);
+  if (!entry) return tl__error(TL_EINVAL, "kernel table: the module has no single host entry (a lowered module has one)");
+  return tl__kernel_table_from_module(mod, entry->name, out);
+}
+
+tl_status tl__c_plain_device_artifact(const tl_c_dialect *plain, const tl_ir_module *mod, const char *format,
+                                      tl_artifact **out) {
+  *out = NULL;
+  if (!format || !*format) return tl__error(TL_EINVAL, "device artifact: format must not be empty");
+  if (!mod) return tl__error(TL_EINVAL, "device codegen: module must not be NULL");
+  char *src = NULL;
+  TL__TRY(tl__c_plain_device_source(plain, mod, &src));
+  tl_kernel_table *table = NULL;
+  tl_status s = host_entry(mod) ? tl__c_module_kernel_table(mod, &table) : TL_OK;
+  if (s == TL_EUNSUPPORTED) { /* a dimension such as N * 2: no table, as for C */
+    table = NULL;
+    s = TL_OK;
+    tl__error_clear();
+  }
+  tl_artifact *a = NULL;
+  if (s == TL_OK) s = tl_artifact_create(format, src, &a);
+  if (s == TL_OK && table) {
+    s = tl_artifact_with_kernel_table(a, table, out);
+    tl_artifact_release(a);
+  } else if (s == TL_OK) {
+    *out = a;
+  }
+  tl_kernel_table_free(table);
+  tl__free(src);
+  return s;
+}
