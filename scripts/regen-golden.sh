@@ -1,14 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-# Areas: target ir parse_errors gpu_lowered. An area is a regen_<area> function
+# Areas: target ir parse_errors gpu_lowered gpu_codegen. An area is a regen_<area> function
 # below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-AREAS="target ir parse_errors gpu_lowered"
+AREAS="target ir parse_errors gpu_lowered gpu_codegen"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -72,6 +72,15 @@ regen_gpu_lowered() {
   mkdir -p tests/golden/gpu_lowered
   TL_REGEN_GOLDEN=1 "$BUILD/bin/test_gpu_lower" >/dev/null 2>&1 || echo "regen-golden: test_gpu_lower failed (the files were still written)" >&2
   echo "regenerated tests/golden/gpu_lowered ($(ls tests/golden/gpu_lowered | wc -l) files)"
+}
+
+# tests/golden/{hip,metal,wgsl}/<example>.<ext>: the device code of every example
+# (default constants) for hip (gfx90a), metal and webgpu (test_codegen_gpu writes them).
+regen_gpu_codegen() {
+  cmake --build "$BUILD" --target test_codegen_gpu >/dev/null
+  mkdir -p tests/golden/hip tests/golden/metal tests/golden/wgsl
+  TL_REGEN_GOLDEN=1 "$BUILD/bin/test_codegen_gpu" >/dev/null 2>&1 || echo "regen-golden: test_codegen_gpu failed (the files were still written)" >&2
+  echo "regenerated tests/golden/{hip,metal,wgsl} ($(ls tests/golden/hip tests/golden/metal tests/golden/wgsl | grep -c '\.') files)"
 }
 
 ensure_built

@@ -9,7 +9,8 @@ cmake make gcc pkg-config
 libjansson-dev libcmocka-dev libxxhash-dev libdlpack-dev
 libtcc-dev tcc
 clang libclang-rt-14-dev
-opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd
+opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo
+mesa-vulkan-drivers python3-venv
 "
 
 missing=""
@@ -19,8 +20,15 @@ for p in $PACKAGES; do
   fi
 done
 
+# The WGSL checker (tests/tools/check_wgsl.sh) comes from PyPI into a venv of the
+# project's own; without network access its test is skipped, saying so.
+wgpu_venv() {
+  "$(dirname "$0")/setup-wgpu.sh" || echo "setup-deps: warning: no wgpu venv (tests/tools/check_wgsl.sh will skip)" >&2
+}
+
 if [ -z "$missing" ]; then
   echo "setup-deps: all build dependencies are present"
+  wgpu_venv
   exit 0
 fi
 
@@ -43,3 +51,4 @@ $sudo apt-get update -q
 # shellcheck disable=SC2086
 $sudo apt-get install -y -q --no-install-recommends $missing
 echo "setup-deps: installed:$missing"
+wgpu_venv

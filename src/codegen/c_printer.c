@@ -117,6 +117,11 @@ char *tl__cgen_expr_str(tl__cgen *g, const tl_ir_expr *e) {
 
 void tl__cgen_expand(tl__cgen *g, const char *tmpl, const tl__cgen_subst *subst, size_t n) {
   for (const char *p = tmpl; *p; p++) {
+    if (p[0] == '\n' && p[1]) { /* a statement of several lines keeps the indentation */
+      tl__sb_putc(g->out, '\n');
+      tl__sb_indent(g->out, 2 * g->indent);
+      continue;
+    }
     if (p[0] != '$') {
       tl__sb_putc(g->out, *p);
       continue;

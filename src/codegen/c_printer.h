@@ -123,7 +123,8 @@ void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f);
 void tl__cgen_kernel(tl__cgen *g, const tl_ir_func *f);
 
 /* Templates of plain-data dialects (plugin.h's tl_c_dialect): writes `tmpl` with
- * each "$key" replaced by its value (the longest key matching; "$$" is "$"). */
+ * each "$key" replaced by its value (the longest key matching; "$$" is "$"); a
+ * newline inside the template is followed by the current indentation. */
 typedef struct tl__cgen_subst {
   const char *key;   /* without the dollar sign: "T", "DA" */
   const char *value; /* NULL writes nothing */

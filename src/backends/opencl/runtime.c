@@ -39,7 +39,7 @@ typedef struct cl_runtime {
   cl_command_queue queue;
   bool ok;
   char why[1024];
-  char device_desc[512];
+  char device_desc[640];
   char options[128];
   char identity[1536];
 } cl_runtime;
