@@ -2,7 +2,7 @@
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
 <<<<<<< HEAD
-# Areas: target. An area is a regen_<area> function below; add yours next to it.
+# Areas: target, codegen. An area is a regen_<area> function below; add yours next to it.
 =======
 # Areas: ir parse_errors. An area is a regen_<area> function below; add yours next to it.
 >>>>>>> interp
@@ -12,7 +12,7 @@ set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 <<<<<<< HEAD
-AREAS="target"
+AREAS="target codegen"
 =======
 AREAS="ir parse_errors"
 >>>>>>> interp
@@ -71,6 +71,18 @@ regen_parse_errors() {
   done
   echo "regenerated $dir ($n cases)"
 >>>>>>> interp
+}
+
+# tests/golden/codegen/<example>.<device|host>.c: `tlc source` of two examples for
+# target c with the native execution backend (device source, and --host).
+regen_codegen() {
+  d=tests/golden/codegen
+  mkdir -p "$d"
+  for ex in vector_add gemm; do
+    tlc source "examples/$ex.py" --target c --execution-backend native >"$d/$ex.device.c"
+    tlc source "examples/$ex.py" --target c --execution-backend native --host >"$d/$ex.host.c"
+  done
+  echo "regenerated $d ($(ls "$d" | wc -l) files)"
 }
 
 ensure_built

@@ -428,6 +428,11 @@ tl_status tl__disk_stage(const tl__disk_ns *ns, const char *key, char **out) {
 static tl_status record_file(json_t *files, const char *staging, const char *name) {
   char *path = tl__path_join(staging, name);
   if (!path) return TL_ENOMEM;
+  /* A build run under a permissive umask (002) leaves group-writable files; the
+   * staging directory is private, so tightening them here is race-free. */
+  struct stat st;
+  if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)))
+    (void)chmod(path, st.st_mode & 07755);
   char *buf = NULL;
   size_t len = 0;
   tl_status s = tl__file_read(path, true, &buf, &len);

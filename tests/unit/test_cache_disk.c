@@ -28,6 +28,8 @@ static void fake_build(const char *dir, const char *tag) {
   snprintf(bin, sizeof bin, "\x7f" "BIN %s", tag);
   TL_ASSERT_OK(tl__file_write_new(a, bin, strlen(bin)));
   TL_ASSERT_OK(tl__file_write_new(b, "launch\n", 7));
+  /* As a build under umask 002 leaves it: publishing must tighten it. */
+  assert_int_equal(chmod(b, 0664), 0);
   tl__free(a);
   tl__free(b);
 }
