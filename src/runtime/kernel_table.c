@@ -1,59 +1,12 @@
-/* Kernel tables: owned construction, validation, deep copy and free
- * (kernel_table_build.h, runtime.h). JSON lives in kernel_table_json.c. */
-#include <string.h>
-
-#include "base/arena.h"
-#include "base/error.h"
+/* Kernel tables: validation, deep copy and free (runtime.h). Every table the library
+ * hands out is one block (kernel_table_build.h), so a copy is a validated pack and
+ * freeing is one tl__free. JSON lives in kernel_table_json.c. */
 #include "base/alloc.h"
+#include "base/error.h"
 #include "runtime/kernel_table_build.h"
+#include "runtime/kernel_table_check.h"
 
-/* An owned table: the public struct first, so a tl_kernel_table * made here is also
- * a pointer to its owner. */
-typedef struct owned_table {
-  tl_kernel_table t;
-  tl__arena arena;
-} owned_table;
-
-tl_status tl__kernel_table_new(tl_kernel_table **out) {
-  *out = NULL;
-  owned_table *o = tl__calloc(1, sizeof *o);
-  if (!o) return tl__oom();
-  tl__arena_init(&o->arena, 1024);
-  *out = &o->t;
-  return TL_OK;
-}
-
-void *tl__kernel_table_alloc(tl_kernel_table *t, size_t size) {
-  void *p = tl__arena_alloc(&((owned_table *)t)->arena, size ? size : 1);
-  if (!p) tl__oom();
-  return p;
-}
-
-const char *tl__kernel_table_strdup(tl_kernel_table *t, const char *s) {
-  if (!s) return NULL;
-  const char *p = tl__arena_strdup(&((owned_table *)t)->arena, s);
-  if (!p) tl__oom();
-  return p;
-}
-
-tl_status tl__kernel_table_set_expr(tl_kernel_table *t, const tl_lexpr_insn *code, uint32_t n, tl_launch_expr *out) {
-  out->n = 0;
-  out->code = NULL;
-  if (n == 0) return TL_OK;
-  tl_lexpr_insn *c = tl__kernel_table_alloc(t, (size_t)n * sizeof *c);
-  if (!c) return TL_ENOMEM;
-  memcpy(c, code, (size_t)n * sizeof *c);
-  out->n = n;
-  out->code = c;
-  return TL_OK;
-}
-
-void tl_kernel_table_free(tl_kernel_table *t) {
-  if (!t) return;
-  owned_table *o = (owned_table *)t;
-  tl__arena_free(&o->arena);
-  tl__free(o);
-}
+void tl_kernel_table_free(tl_kernel_table *t) { tl__free(t); }
 
 /* ------------------------------------------------------------- validation */
 
@@ -180,64 +133,9 @@ tl_status tl__kernel_table_validate(const tl_kernel_table *t) {
 
 /* ------------------------------------------------------------------- copy */
 
-static tl_status copy_expr(tl_kernel_table *dst, const tl_launch_expr *e, tl_launch_expr *out) {
-  return tl__kernel_table_set_expr(dst, e->code, e->n, out);
-}
-
-static tl_status copy_into(tl_kernel_table *d, const tl_kernel_table *t) {
-  if (!(d->entry = tl__kernel_table_strdup(d, t->entry))) return TL_ENOMEM;
-  tl_host_param *params = tl__kernel_table_alloc(d, (size_t)t->nparams * sizeof *params);
-  if (!params) return TL_ENOMEM;
-  for (uint32_t i = 0; i < t->nparams; i++) {
-    params[i] = t->params[i];
-    if (!(params[i].name = tl__kernel_table_strdup(d, t->params[i].name))) return TL_ENOMEM;
-    tl_host_dim *dims = tl__kernel_table_alloc(d, (size_t)t->params[i].ndim * sizeof *dims);
-    if (!dims) return TL_ENOMEM;
-    if (t->params[i].ndim) memcpy(dims, t->params[i].dims, (size_t)t->params[i].ndim * sizeof *dims);
-    params[i].dims = dims;
-  }
-  d->params = params;
-  d->nparams = t->nparams;
-  tl_host_sym *syms = tl__kernel_table_alloc(d, (size_t)t->nsyms * sizeof *syms);
-  if (!syms) return TL_ENOMEM;
-  for (uint32_t i = 0; i < t->nsyms; i++) {
-    syms[i] = t->syms[i];
-    if (!(syms[i].name = tl__kernel_table_strdup(d, t->syms[i].name))) return TL_ENOMEM;
-  }
-  d->syms = syms;
-  d->nsyms = t->nsyms;
-  tl_kernel_launch *ls = tl__kernel_table_alloc(d, (size_t)t->nlaunches * sizeof *ls);
-  if (!ls) return TL_ENOMEM;
-  for (uint32_t i = 0; i < t->nlaunches; i++) {
-    const tl_kernel_launch *l = &t->launches[i];
-    ls[i].nargs = l->nargs;
-    if (!(ls[i].symbol = tl__kernel_table_strdup(d, l->symbol))) return TL_ENOMEM;
-    tl_kernel_arg *args = tl__kernel_table_alloc(d, (size_t)l->nargs * sizeof *args);
-    if (!args) return TL_ENOMEM;
-    if (l->nargs) memcpy(args, l->args, (size_t)l->nargs * sizeof *args);
-    ls[i].args = args;
-    for (int k = 0; k < 3; k++) {
-      TL__TRY(copy_expr(d, &l->grid[k], &ls[i].grid[k]));
-      TL__TRY(copy_expr(d, &l->block[k], &ls[i].block[k]));
-    }
-    TL__TRY(copy_expr(d, &l->dyn_shared_bytes, &ls[i].dyn_shared_bytes));
-  }
-  d->launches = ls;
-  d->nlaunches = t->nlaunches;
-  return TL_OK;
-}
-
 tl_status tl_kernel_table_copy(const tl_kernel_table *t, tl_kernel_table **out) {
   if (!out) return tl__error(TL_EINVAL, "tl_kernel_table_copy: out must not be NULL");
   *out = NULL;
   TL__TRY(tl__kernel_table_validate(t));
-  tl_kernel_table *d;
-  TL__TRY(tl__kernel_table_new(&d));
-  tl_status s = copy_into(d, t);
-  if (s != TL_OK) {
-    tl_kernel_table_free(d);
-    return s;
-  }
-  *out = d;
-  return TL_OK;
+  return tl__kernel_table_pack(t, out);
 }

@@ -12,7 +12,8 @@
  * A dimension is a constant or {"sym":i}. A launch expression is its postfix program:
  * a number pushes a constant, {"sym":i} pushes a symbolic dim, a string applies an
  * operator; [] is the constant 1. Writing builds the text directly; reading uses
- * jansson and validates the result (tl__kernel_table_validate). */
+ * jansson into a scratch arena, validates the result (tl__kernel_table_validate)
+ * and packs it into one block (tl__kernel_table_pack). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,9 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/str.h"
+#include "base/arena.h"
 #include "runtime/kernel_table_build.h"
+#include "runtime/kernel_table_check.h"
 
 static const struct {
   int32_t op;
@@ -142,6 +145,23 @@ char *tl_kernel_table_to_json(const tl_kernel_table *t) {
 
 #define BAD(...) tl__error(TL_EINVAL, "invalid kernel table JSON: " __VA_ARGS__)
 
+/* Scratch memory for the table being read; the result is packed out of it. */
+typedef struct reader {
+  tl__arena arena;
+} reader;
+
+static void *ralloc(reader *r, size_t n) {
+  void *p = tl__arena_alloc(&r->arena, n ? n : 1);
+  if (!p) tl__oom();
+  return p;
+}
+
+static const char *rstrdup(reader *r, const char *s) {
+  const char *p = tl__arena_strdup(&r->arena, s);
+  if (!p) tl__oom();
+  return p;
+}
+
 static const char *type_name(json_type type) {
   switch (type) {
   case JSON_STRING: return "a string";
@@ -170,10 +190,10 @@ static tl_status read_u32(json_t *o, const char *key, const char *where, uint32_
   return TL_OK;
 }
 
-static tl_status read_str(tl_kernel_table *t, json_t *o, const char *key, const char *where, const char **out) {
+static tl_status read_str(reader *r, json_t *o, const char *key, const char *where, const char **out) {
   json_t *v = member(o, key, JSON_STRING, where);
   if (!v) return TL_EINVAL;
-  *out = tl__kernel_table_strdup(t, json_string_value(v));
+  *out = rstrdup(r, json_string_value(v));
   return *out ? TL_OK : TL_ENOMEM;
 }
 
@@ -192,11 +212,11 @@ static int64_t sym_ref(json_t *j) {
   return json_integer_value(s);
 }
 
-static tl_status read_expr(tl_kernel_table *t, json_t *j, const char *where, tl_launch_expr *out) {
+static tl_status read_expr(reader *r, json_t *j, const char *where, tl_launch_expr *out) {
   if (!json_is_array(j)) return BAD("%s: a launch expression must be an array", where);
   size_t n = json_array_size(j);
   if (n > UINT32_MAX) return BAD("%s: launch expression too long", where);
-  tl_lexpr_insn *code = tl__kernel_table_alloc(t, n * sizeof *code);
+  tl_lexpr_insn *code = ralloc(r, n * sizeof *code);
   if (!code) return TL_ENOMEM;
   for (size_t i = 0; i < n; i++) {
     json_t *x = json_array_get(j, i);
@@ -218,19 +238,19 @@ static tl_status read_expr(tl_kernel_table *t, json_t *j, const char *where, tl_
   return TL_OK;
 }
 
-static tl_status read_exprs3(tl_kernel_table *t, json_t *o, const char *key, const char *where, tl_launch_expr out[3]) {
+static tl_status read_exprs3(reader *r, json_t *o, const char *key, const char *where, tl_launch_expr out[3]) {
   json_t *a = member(o, key, JSON_ARRAY, where);
   if (!a) return TL_EINVAL;
   if (json_array_size(a) != 3) return BAD("%s: '%s' must have 3 entries", where, key);
-  for (size_t k = 0; k < 3; k++) TL__TRY(read_expr(t, json_array_get(a, k), where, &out[k]));
+  for (size_t k = 0; k < 3; k++) TL__TRY(read_expr(r, json_array_get(a, k), where, &out[k]));
   return TL_OK;
 }
 
-static tl_status read_param(tl_kernel_table *t, json_t *o, uint32_t i, tl_host_param *p) {
+static tl_status read_param(reader *r, json_t *o, uint32_t i, tl_host_param *p) {
   char where[48];
   snprintf(where, sizeof where, "parameter %u", (unsigned)i);
   if (!json_is_object(o)) return BAD("%s is not an object", where);
-  TL__TRY(read_str(t, o, "name", where, &p->name));
+  TL__TRY(read_str(r, o, "name", where, &p->name));
   json_t *tensor = member(o, "tensor", JSON_TRUE, where), *out = member(o, "output", JSON_TRUE, where);
   if (!tensor || !out) return TL_EINVAL;
   p->is_tensor = json_is_true(tensor);
@@ -240,7 +260,7 @@ static tl_status read_param(tl_kernel_table *t, json_t *o, uint32_t i, tl_host_p
   if (!dims) return TL_EINVAL;
   size_t n = json_array_size(dims);
   if (n > UINT32_MAX) return BAD("%s: too many dimensions", where);
-  tl_host_dim *d = tl__kernel_table_alloc(t, n * sizeof *d);
+  tl_host_dim *d = ralloc(r, n * sizeof *d);
   if (!d) return TL_ENOMEM;
   for (size_t k = 0; k < n; k++) {
     json_t *x = json_array_get(dims, k);
@@ -256,11 +276,11 @@ static tl_status read_param(tl_kernel_table *t, json_t *o, uint32_t i, tl_host_p
   return TL_OK;
 }
 
-static tl_status read_sym(tl_kernel_table *t, json_t *o, uint32_t i, tl_host_sym *s) {
+static tl_status read_sym(reader *r, json_t *o, uint32_t i, tl_host_sym *s) {
   char where[48];
   snprintf(where, sizeof where, "symbolic dim %u", (unsigned)i);
   if (!json_is_object(o)) return BAD("%s is not an object", where);
-  TL__TRY(read_str(t, o, "name", where, &s->name));
+  TL__TRY(read_str(r, o, "name", where, &s->name));
   TL__TRY(read_u32(o, "param", where, &s->param));
   json_t *dim = member(o, "dim", JSON_INTEGER, where);
   if (!dim) return TL_EINVAL;
@@ -269,16 +289,16 @@ static tl_status read_sym(tl_kernel_table *t, json_t *o, uint32_t i, tl_host_sym
   return TL_OK;
 }
 
-static tl_status read_launch(tl_kernel_table *t, json_t *o, uint32_t i, tl_kernel_launch *l) {
+static tl_status read_launch(reader *r, json_t *o, uint32_t i, tl_kernel_launch *l) {
   char where[48];
   snprintf(where, sizeof where, "launch %u", (unsigned)i);
   if (!json_is_object(o)) return BAD("%s is not an object", where);
-  TL__TRY(read_str(t, o, "symbol", where, &l->symbol));
+  TL__TRY(read_str(r, o, "symbol", where, &l->symbol));
   json_t *args = member(o, "args", JSON_ARRAY, where);
   if (!args) return TL_EINVAL;
   size_t n = json_array_size(args);
   if (n > UINT32_MAX) return BAD("%s: too many arguments", where);
-  tl_kernel_arg *a = tl__kernel_table_alloc(t, n * sizeof *a);
+  tl_kernel_arg *a = ralloc(r, n * sizeof *a);
   if (!a) return TL_ENOMEM;
   for (size_t k = 0; k < n; k++) {
     json_t *x = json_array_get(args, k);
@@ -295,43 +315,43 @@ static tl_status read_launch(tl_kernel_table *t, json_t *o, uint32_t i, tl_kerne
   }
   l->nargs = (uint32_t)n;
   l->args = a;
-  TL__TRY(read_exprs3(t, o, "grid", where, l->grid));
-  TL__TRY(read_exprs3(t, o, "block", where, l->block));
+  TL__TRY(read_exprs3(r, o, "grid", where, l->grid));
+  TL__TRY(read_exprs3(r, o, "block", where, l->block));
   json_t *smem = json_object_get(o, "dyn_shared_bytes");
   if (!smem) return BAD("%s: 'dyn_shared_bytes' is missing", where);
-  return read_expr(t, smem, where, &l->dyn_shared_bytes);
+  return read_expr(r, smem, where, &l->dyn_shared_bytes);
 }
 
 /* Reads array `key` of o into n elements of `size` bytes with `read`. */
-typedef tl_status (*read_elem_fn)(tl_kernel_table *t, json_t *o, uint32_t i, void *elem);
+typedef tl_status (*read_elem_fn)(reader *r, json_t *o, uint32_t i, void *elem);
 
-static tl_status read_list(tl_kernel_table *t, json_t *root, const char *key, size_t size, read_elem_fn read,
+static tl_status read_list(reader *r, json_t *root, const char *key, size_t size, read_elem_fn read,
                            void **items, uint32_t *count) {
   json_t *a = member(root, key, JSON_ARRAY, "table");
   if (!a) return TL_EINVAL;
   size_t n = json_array_size(a);
   if (n > UINT32_MAX) return BAD("too many %s", key);
-  char *p = tl__kernel_table_alloc(t, n * size);
+  char *p = ralloc(r, n * size);
   if (!p) return TL_ENOMEM;
-  for (size_t i = 0; i < n; i++) TL__TRY(read(t, json_array_get(a, i), (uint32_t)i, p + i * size));
+  for (size_t i = 0; i < n; i++) TL__TRY(read(r, json_array_get(a, i), (uint32_t)i, p + i * size));
   *items = p;
   *count = (uint32_t)n;
   return TL_OK;
 }
 
-static tl_status read_param_v(tl_kernel_table *t, json_t *o, uint32_t i, void *e) { return read_param(t, o, i, e); }
-static tl_status read_sym_v(tl_kernel_table *t, json_t *o, uint32_t i, void *e) { return read_sym(t, o, i, e); }
-static tl_status read_launch_v(tl_kernel_table *t, json_t *o, uint32_t i, void *e) { return read_launch(t, o, i, e); }
+static tl_status read_param_v(reader *r, json_t *o, uint32_t i, void *e) { return read_param(r, o, i, e); }
+static tl_status read_sym_v(reader *r, json_t *o, uint32_t i, void *e) { return read_sym(r, o, i, e); }
+static tl_status read_launch_v(reader *r, json_t *o, uint32_t i, void *e) { return read_launch(r, o, i, e); }
 
-static tl_status read_table(tl_kernel_table *t, json_t *root) {
+static tl_status read_table(reader *r, json_t *root, tl_kernel_table *t) {
   if (!json_is_object(root)) return BAD("the table is not an object");
-  TL__TRY(read_str(t, root, "entry", "table", &t->entry));
+  TL__TRY(read_str(r, root, "entry", "table", &t->entry));
   void *params, *syms, *launches;
-  TL__TRY(read_list(t, root, "params", sizeof(tl_host_param), read_param_v, &params, &t->nparams));
+  TL__TRY(read_list(r, root, "params", sizeof(tl_host_param), read_param_v, &params, &t->nparams));
   t->params = params;
-  TL__TRY(read_list(t, root, "syms", sizeof(tl_host_sym), read_sym_v, &syms, &t->nsyms));
+  TL__TRY(read_list(r, root, "syms", sizeof(tl_host_sym), read_sym_v, &syms, &t->nsyms));
   t->syms = syms;
-  TL__TRY(read_list(t, root, "launches", sizeof(tl_kernel_launch), read_launch_v, &launches, &t->nlaunches));
+  TL__TRY(read_list(r, root, "launches", sizeof(tl_kernel_launch), read_launch_v, &launches, &t->nlaunches));
   t->launches = launches;
   return tl__kernel_table_validate(t);
 }
@@ -346,14 +366,12 @@ tl_status tl_kernel_table_from_json(const char *json, tl_kernel_table **out) {
     if (json_error_code(&err) == json_error_out_of_memory || !err.text[0]) return tl__oom();
     return BAD("%s at line %d, column %d", err.text, err.line, err.column);
   }
-  tl_kernel_table *t;
-  tl_status s = tl__kernel_table_new(&t);
-  if (s == TL_OK) s = read_table(t, root);
+  reader r;
+  tl__arena_init(&r.arena, 1024);
+  tl_kernel_table t = {0};
+  tl_status s = read_table(&r, root, &t);
   json_decref(root);
-  if (s != TL_OK) {
-    tl_kernel_table_free(t);
-    return s;
-  }
-  *out = t;
-  return TL_OK;
+  if (s == TL_OK) s = tl__kernel_table_pack(&t, out);
+  tl__arena_free(&r.arena);
+  return s;
 }
