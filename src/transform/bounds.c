@@ -1,6 +1,7 @@
 /* Interval analysis of integer expressions (bounds.h). */
 #include <string.h>
 
+#include "base/error.h"
 #include "transform/bounds.h"
 #include "transform/util.h"
 
@@ -382,6 +383,29 @@ tl_status tl__bounds_push_loop(tl__bounds *b, const tl_ir_var *v, const tl_ir_ex
   hi = min64(hi, thi);
   if (hi < lo) hi = lo; /* the body never runs: any claim about it is vacuous */
   return tl__bounds_push(b, v, (tl__interval){lo, hi});
+}
+
+tl_status tl__bounds_enter(tl__bounds *b, const tl_ir_stmt *s) {
+  switch (s->kind) {
+  case TL_STMT_FOR:
+    for (uint32_t i = 0; i < s->u.loop.n; i++)
+      TL__TRY(tl__bounds_push_loop(b, s->u.loop.vars[i], s->u.loop.mins ? s->u.loop.mins[i] : NULL,
+                                   s->u.loop.extents[i]));
+    return TL_OK;
+  case TL_STMT_LET:
+    if (!tl_dtype_is_int(s->u.let.var->dtype) && !tl_dtype_is_bool(s->u.let.var->dtype)) return TL_OK;
+    return tl__bounds_push(b, s->u.let.var, tl__bounds_of(b, s->u.let.value));
+  case TL_STMT_KERNEL:
+    for (int i = 0; i < 3; i++) {
+      if (s->u.kernel.block_vars[i] && s->u.kernel.grid[i])
+        TL__TRY(tl__bounds_push_loop(b, s->u.kernel.block_vars[i], NULL, s->u.kernel.grid[i]));
+      if (s->u.kernel.thread_vars[i] && s->u.kernel.threads[i])
+        TL__TRY(tl__bounds_push_loop(b, s->u.kernel.thread_vars[i], NULL, s->u.kernel.threads[i]));
+    }
+    return TL_OK;
+  default:
+    return TL_OK;
+  }
 }
 
 typedef struct shape_ctx {

@@ -37,6 +37,10 @@ void tl__bounds_pop_to(tl__bounds *b, size_t mark);
 tl_status tl__bounds_push(tl__bounds *b, const tl_ir_var *v, tl__interval iv);
 /* Pushes [min, min + extent - 1] for a loop variable (an empty loop: nothing). */
 tl_status tl__bounds_push_loop(tl__bounds *b, const tl_ir_var *v, const tl_ir_expr *min, const tl_ir_expr *extent);
+/* Pushes the intervals of the variables statement s binds for its body: a loop's
+ * variables, a let's variable (the interval of its value), a kernel's block and
+ * thread indices. Other statements push nothing. */
+tl_status tl__bounds_enter(tl__bounds *b, const tl_ir_stmt *s);
 /* Pushes [0, INT32_MAX] (clipped to the var's type) for every variable that is a
  * whole dimension of one of f's buffer parameters (a tensor's extents are never
  * negative, and the host entry checks every dimension against it). */

@@ -2,12 +2,17 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "ir/module.h"
 #include "transform/util.h"
 
 tl_ir_span tl__loc_push(tl_ir_module *mod, tl_ir_span span) {
   tl_ir_span old = tl_ir_builder_loc(mod);
   tl_ir_builder_set_loc(mod, span);
   return old;
+}
+
+tl_status tl__built(tl_ir_module *mod, const void *node) {
+  return node ? TL_OK : tl__ir_null_status(mod, "internal error: a lowered node is missing");
 }
 
 bool tl__is_const_int(const tl_ir_expr *e, int64_t *v) {

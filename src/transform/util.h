@@ -16,6 +16,10 @@
  *   tl_ir_span old = tl__loc_push(mod, s->span); ...; tl_ir_builder_set_loc(mod, old); */
 tl_ir_span tl__loc_push(tl_ir_module *mod, tl_ir_span span);
 
+/* TL_OK if `node` (a builder's result) is non-NULL; otherwise the status of the
+ * builder failure that made it NULL (TL_ENOMEM with its message, ...). */
+tl_status tl__built(tl_ir_module *mod, const void *node);
+
 /* True (and *v set) if e is an integer or bool constant. */
 bool tl__is_const_int(const tl_ir_expr *e, int64_t *v);
 /* True if e is the integer constant v. */
