@@ -54,7 +54,7 @@ static void set_size(call_ctx *c, int64_t n) {
     c->t[i].ndim = 1;
     c->t[i].dtype = (DLDataType){kDLFloat, 32, 1};
     c->t[i].shape = &c->n;
-    c->args[i] = tl_value_tensor((struct DLTensor *)&c->t[i]);
+    c->args[i] = tl_value_tensor((struct DLTensor *)(void *)&c->t[i]);
   }
 }
 

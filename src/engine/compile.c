@@ -55,15 +55,15 @@ static tl_status cached_alias(tl_kernel *k, tl_kernel **out) {
   return tl__kernel_create(&d, fwd, out);
 }
 
-/* Puts the kernel into the memory level (as a cache-marked alias). Running out of
- * memory here costs a later recompilation, not this one. */
-static void remember(const job *j, tl_kernel *k) {
-  if (!j->use_cache) return;
+/* Puts the kernel into the memory level (as a cache-marked alias). */
+static tl_status remember(const job *j, tl_kernel *k) {
+  if (!j->use_cache) return TL_OK;
   tl_kernel *alias = NULL;
   if (tl_kernel_from_cache(k)) alias = tl_kernel_retain(k);
-  else if (cached_alias(k, &alias) != TL_OK) return;
-  (void)tl__kcache_mem_put(j->key, alias);
+  else TL__TRY(cached_alias(k, &alias));
+  tl_status s = tl__kcache_mem_put(j->key, alias);
   tl_kernel_release(alias);
+  return s;
 }
 
 /* The cache key of the job; identity comes from the implementation, asked with
@@ -258,11 +258,11 @@ tl_status tl_compile(const tl_ir_module *mod, const char *func_name, const tl_co
       j.ns_ok = true;
     }
     if (s == TL_OK && j.ns_ok && j.lookup) s = disk_lookup(&j, out);
-    if (s == TL_OK && *out) remember(&j, *out);
+    if (s == TL_OK && *out) s = remember(&j, *out);
   }
   if (s == TL_OK && !*out) {
     s = compile_fresh(&j, out);
-    if (s == TL_OK) remember(&j, *out);
+    if (s == TL_OK) s = remember(&j, *out);
   }
   tl__disk_ns_free(&j.ns);
   tl_backend_context_release(j.ctx);

@@ -45,8 +45,8 @@ static void valid_args(fixture *fx) {
   tensor_init(&fx->A, F32, 2, shape);
   tensor_init(&fx->B, F32, 2, shape);
   for (int i = 0; i < 64 * 32; i++) fx->A.data[i] = (float)i;
-  fx->args[0] = tl_value_tensor(&fx->A.t);
-  fx->args[1] = tl_value_tensor(&fx->B.t);
+  fx->args[0] = e2e_tensor(&fx->A.t);
+  fx->args[1] = e2e_tensor(&fx->B.t);
   fx->args[2] = (tl_value){.kind = TL_VALUE_FLOAT, .v.f = 2.0};
   fx->args[3] = (tl_value){.kind = TL_VALUE_INT, .v.i = 1};
 }
@@ -87,7 +87,7 @@ static void check_scale(const char *exec) {
 
   fx.args[0] = (tl_value){.kind = TL_VALUE_INT, .v.i = 3};
   expect_einval(k, &fx, 4, "argument 'A': expected a tensor but got an int");
-  fx.args[0] = tl_value_tensor(&fx.A.t);
+  fx.args[0] = e2e_tensor(&fx.A.t);
 
   fx.A.t.dtype = F16;
   expect_einval(k, &fx, 4, "argument 'A': expected float32 but got float16");
@@ -121,7 +121,7 @@ static void check_scale(const char *exec) {
   TL_ASSERT_OK(tl_kernel_call(k, fx.args, 4, NULL));
   fx.A.t.strides = NULL;
 
-  fx.args[2] = tl_value_tensor(&fx.A.t);
+  fx.args[2] = e2e_tensor(&fx.A.t);
   expect_einval(k, &fx, 4, "argument 'alpha': expected a scalar float32 but got a tensor");
   fx.args[2] = (tl_value){.kind = TL_VALUE_INT, .v.i = 3}; /* an int for a float: accepted */
   TL_ASSERT_OK(tl_kernel_call(k, fx.args, 4, NULL));
@@ -164,7 +164,7 @@ static void check_symbolic(const char *exec) {
   tensor_init(&A, F32, 1, n100);
   tensor_init(&B, F32, 1, n99);
   tensor_init(&C, F32, 1, n100);
-  tl_value args[3] = {tl_value_tensor(&A.t), tl_value_tensor(&B.t), tl_value_tensor(&C.t)};
+  tl_value args[3] = {e2e_tensor(&A.t), e2e_tensor(&B.t), e2e_tensor(&C.t)};
   TL_ASSERT_ERR(tl_kernel_call(k, args, 3, NULL), TL_EINVAL,
                 "argument 'B': dimension 0 must equal N (=100 from argument 'A') but is 99");
   B.shape[0] = 100;

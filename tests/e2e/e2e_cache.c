@@ -5,6 +5,7 @@
  * and what the key separates. Other processes are this program run again in child
  * mode (spawned, not forked, so no runtime state is shared). */
 #include <dirent.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>

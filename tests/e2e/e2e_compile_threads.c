@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "base/alloc.h"
+#include "base/error.h"
 #include "e2e_util.h"
 
 enum { NTHREADS = 4 };

@@ -9,11 +9,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "engine/files.h"
 #include "kernel_io.h"
 #include "tilelang/backend.h"
 #include "tilelang/engine.h"
 #include "tl_test.h"
+
+/* A tensor argument (dlpack's DLTensor is an anonymous struct; tl_value names the
+ * tag). */
+static inline tl_value e2e_tensor(DLTensor *t) { return tl_value_tensor((struct DLTensor *)(void *)t); }
 
 /* An example file's path under the source tree (static buffer). */
 static inline const char *e2e_example(const char *name) {
@@ -39,13 +44,6 @@ static inline tl_ir_module *e2e_parse_file(const char *path, const char *const *
   tl_ir_parse_options o = {sizeof o, b, n};
   tl_ir_module *m = NULL;
   TL_ASSERT_OK(tl_ir_parse_file(path, &o, &m));
-  return m;
-}
-
-static inline tl_ir_module *e2e_parse_source(const char *src, const char *const *params) {
-  (void)params;
-  tl_ir_module *m = NULL;
-  TL_ASSERT_OK(tl_ir_parse(src, "<test>", NULL, &m));
   return m;
 }
 
