@@ -20,7 +20,17 @@ if(LIBTCC_INCLUDE_DIR AND LIBTCC_LIBRARY)
   list(APPEND TL_DEP_INCLUDE_DIRS ${LIBTCC_INCLUDE_DIR})
   list(APPEND TL_DEP_LIBRARIES ${LIBTCC_LIBRARY})
   string(APPEND TL_PC_LIBS_PRIVATE " -ltcc")
-  message(STATUS "libtcc: ${LIBTCC_LIBRARY}")
+  # libtcc compiles in memory but links against tcc's runtime library libtcc1.a (and
+  # uses the headers next to it): the `tcc` execution backend points libtcc there.
+  find_path(LIBTCC1_DIR libtcc1.a
+    PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/tcc /usr/lib/tcc /usr/lib64/tcc /usr/local/lib/tcc
+    NO_DEFAULT_PATH)
+  if(NOT LIBTCC1_DIR)
+    set(LIBTCC1_DIR "")
+  endif()
+  # Directory-wide, so tests know too.
+  add_compile_definitions(TL_HAVE_LIBTCC=1 TL_TCC_LIBDIR="${LIBTCC1_DIR}")
+  message(STATUS "libtcc: ${LIBTCC_LIBRARY} (runtime library in '${LIBTCC1_DIR}')")
 else()
   set(TL_HAVE_LIBTCC OFF)
   message(STATUS "libtcc: not found (the tcc execution backend is left out)")

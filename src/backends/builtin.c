@@ -13,6 +13,8 @@
 #include "backends/rocm/target.h"
 #include "base/error.h"
 #include "base/init.h"
+#include "codegen/codegen.h"
+#include "runtime/exec_impls.h"
 
 typedef tl_status (*tl__builtin_init_fn)(void);
 
@@ -20,6 +22,10 @@ static const struct {
   const char *name;
   tl__builtin_init_fn init;
 } builtins[] = {
+  /* Shared pieces backends name: code generators (global functions) and execution
+   * backend implementations. */
+  {"codegen", tl__codegen_register_builtins},
+  {"runtime", tl__runtime_register_builtins},
   /* Target detectors run in this order (cuda, then cpu); normalizers: cuda, hip. */
   {"cuda", tl__cuda_target_init},
   {"rocm", tl__rocm_target_init},

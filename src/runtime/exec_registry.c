@@ -7,7 +7,7 @@
 #include "base/error.h"
 #include "base/init.h"
 #include "base/vec.h"
-#include "runtime/exec_backend.h"
+#include "runtime/exec_impls.h"
 
 static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_INITIALIZER;
 static tl__vec g_impls = TL__VEC_INIT(const tl__exec_impl *);
@@ -44,4 +44,12 @@ const tl__exec_impl *tl__find_exec_impl(const char *name) {
   const tl__exec_impl *impl = find_locked(name);
   pthread_rwlock_unlock(&g_lock);
   return impl;
+}
+
+tl_status tl__runtime_register_builtins(void) {
+  TL__TRY(tl__register_exec_impl(&tl__exec_native));
+#ifdef TL_HAVE_LIBTCC
+  TL__TRY(tl__register_exec_impl(&tl__exec_tcc));
+#endif
+  return tl__register_exec_impl(&tl__exec_source);
 }
