@@ -15,11 +15,6 @@
 #include "base/error.h"
 #include "base/str.h"
 
-char *tl__path_join(const char *a, const char *b) {
-  size_t la = strlen(a);
-  return tl__format("%s%s%s", a, (la && a[la - 1] == '/') ? "" : "/", b);
-}
-
 /* Describes why st (of `path`) is not a private regular file; NULL if it is one. */
 static const char *file_not_private(const struct stat *st) {
   if (!S_ISREG(st->st_mode)) return "not a regular file";

@@ -9,10 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "runtime/files.h" /* tl__path_join */
 #include "tilelang/base.h"
-
-/* "a/b" as a fresh string (tl__free it), or NULL with TL_ENOMEM set. */
-char *tl__path_join(const char *a, const char *b);
 
 /* Reads the file at `path` into a fresh NUL-terminated buffer (tl__free it); *len
  * (if non-NULL) gets its size. A symbolic link at `path` is never followed. With

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Generated C for two examples, device and host, against tests/golden/codegen/
-# (regenerate with scripts/regen-golden.sh codegen and review the diff).
+# (regenerate with scripts/regen-golden.sh codegen_examples and review the diff).
 #   golden_codegen.sh TLC SOURCE_DIR
 set -u
 tlc="$1"; src="$2"
