@@ -8,6 +8,7 @@
  * triggered the registration fails with that reason and nothing is marked done: the
  * next registry call tries again (plugins already imported are not imported twice). */
 #include "backend/plugin_loader.h"
+#include "backends/cpu/backend.h"
 #include "backends/cpu/target.h"
 #include "backends/cuda/target.h"
 #include "backends/rocm/target.h"
@@ -30,6 +31,8 @@ static const struct {
   {"cuda", tl__cuda_target_init},
   {"rocm", tl__rocm_target_init},
   {"cpu", tl__cpu_target_init},
+  /* Backend manifests. */
+  {"cpu backend", tl__cpu_backend_init},
   {NULL, NULL}, /* sentinel */
 };
 

@@ -388,35 +388,26 @@ static void print_int_math(tl__cgen *g, const tl_ir_expr *e, int ctx) {
     else helper_call(g, "abs", "abs", t, a, NULL);
     return;
   case TL_OP_CEILDIV:
-    if (tl__cgen_expr_nonneg(g, a) && tl__cgen_expr_nonneg(g, b)) {
-      /* (a + b - 1) / b */
-      bool p = open_paren(g, TL__PREC_MUL, ctx);
+    if (t.code == TL_DTYPE_UINT || (tl__cgen_expr_nonneg(g, a) && tl__cgen_expr_nonneg(g, b))) {
+      /* a / b + (a % b != 0): never overflows, unlike (a + b - 1) / b */
+      bool p = open_paren(g, TL__PREC_ADD, ctx);
       bool wrap = is_narrow_int(t);
-      if (wrap) tl__cgen_write(g, "(%s)", tl__cgen_type(g, t));
-      tl__cgen_write(g, "(");
-      expr(g, a, TL__PREC_ADD);
-      tl__cgen_write(g, " + ");
-      expr(g, b, TL__PREC_ADD);
-      tl__cgen_write(g, " - 1) / ");
+      if (wrap) tl__cgen_write(g, "(%s)(", tl__cgen_type(g, t));
+      expr(g, a, TL__PREC_MUL);
+      tl__cgen_write(g, " / ");
       expr(g, b, TL__PREC_MUL + 1);
+      tl__cgen_write(g, " + (");
+      expr(g, a, TL__PREC_MUL);
+      tl__cgen_write(g, " %% ");
+      expr(g, b, TL__PREC_MUL + 1);
+      tl__cgen_write(g, " != 0)");
+      if (wrap) tl__cgen_write(g, ")");
       close_paren(g, p);
     } else {
       tl_dtype wide = t.bits < 32 ? (tl_dtype)TL_DT_INT32 : t;
       bool p = is_narrow_int(t) && open_paren(g, TL__PREC_UNARY, ctx);
       if (is_narrow_int(t)) tl__cgen_write(g, "(%s)", tl__cgen_type(g, t));
-      if (t.code == TL_DTYPE_UINT) {
-        tl__cgen_write(g, "(");
-        expr(g, a, TL__PREC_ADD);
-        tl__cgen_write(g, " / ");
-        expr(g, b, TL__PREC_MUL + 1);
-        tl__cgen_write(g, " + (");
-        expr(g, a, TL__PREC_MUL);
-        tl__cgen_write(g, " %% ");
-        expr(g, b, TL__PREC_MUL + 1);
-        tl__cgen_write(g, " != 0))");
-      } else {
-        helper_call(g, "intdiv", "ceildiv", wide, a, b);
-      }
+      helper_call(g, "intdiv", "ceildiv", wide, a, b);
       close_paren(g, p);
     }
     return;

@@ -689,6 +689,7 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_element(g, dst->u.region.buffer, dst->u.region.ndim, dst->u.region.mins);
     tl__cgen_capture_end(g, prev);
     char *v = tl__cgen_expr_str(g, value);
+    tl__cgen_type(g, dst->u.region.buffer->dtype); /* the element type's helpers, for the hook */
     if (v && tl__sb_status(&d) == TL_OK) g->d->atomic_add(g, tl__sb_str(&d), v, dst->u.region.buffer->dtype);
     tl__free(v);
     tl__sb_free(&d);

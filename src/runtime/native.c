@@ -30,8 +30,9 @@ typedef struct compiler {
   bool available;
   char *reason;   /* why not available */
   char **argv;    /* $CC split into words, NULL-terminated */
-  bool openmp;
-  char *identity; /* "<--version first line>|<flags>" */
+  char *version;  /* the first line of `$CC --version` */
+  bool openmp;    /* valid once identity is set */
+  char *identity; /* "<version>|<flags>", made on first use */
 } compiler;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -169,29 +170,36 @@ static tl_status detect_locked(void) {
   }
   size_t line = strcspn(out, "\r\n");
   out[line] = '\0';
-  bool openmp = probe_openmp(cc);
-  tl__sb id = TL__SB_INIT;
-  tl__sb_append(&id, out);
-  tl__sb_putc(&id, '|');
-  for (size_t i = 0; k_flags[i]; i++) tl__sb_appendf(&id, "%s%s", i ? " " : "", k_flags[i]);
-  if (openmp) tl__sb_append(&id, " -fopenmp");
-  tl__free(out);
-  g_cc.identity = tl__sb_finish(&id);
-  if (!g_cc.identity) {
-    free_argv(cc);
-    return TL_ENOMEM;
-  }
+  g_cc.version = out;
   g_cc.argv = cc;
-  g_cc.openmp = openmp;
   g_cc.available = true;
   g_cc.done = true;
   return TL_OK;
 }
 
-/* The examined compiler, or TL_EUNAVAILABLE with the reason. */
-static tl_status get_compiler(const compiler **out) {
+/* Probes OpenMP (once, on the first build: it compiles a small library) and makes
+ * the identity. Caller holds g_lock; the compiler is available. */
+static tl_status finish_locked(void) {
+  if (g_cc.identity) return TL_OK;
+  bool openmp = probe_openmp(g_cc.argv);
+  tl__sb id = TL__SB_INIT;
+  tl__sb_append(&id, g_cc.version);
+  tl__sb_putc(&id, '|');
+  for (size_t i = 0; k_flags[i]; i++) tl__sb_appendf(&id, "%s%s", i ? " " : "", k_flags[i]);
+  if (openmp) tl__sb_append(&id, " -fopenmp");
+  char *identity = tl__sb_finish(&id);
+  if (!identity) return TL_ENOMEM;
+  g_cc.openmp = openmp;
+  g_cc.identity = identity;
+  return TL_OK;
+}
+
+/* The examined compiler (with its identity and OpenMP support when `full`), or
+ * TL_EUNAVAILABLE with the reason. */
+static tl_status get_compiler_ex(bool full, const compiler **out) {
   pthread_mutex_lock(&g_lock);
   tl_status s = detect_locked();
+  if (s == TL_OK && full && g_cc.available) s = finish_locked();
   pthread_mutex_unlock(&g_lock);
   if (s != TL_OK) return s;
   if (!g_cc.available) return tl__error(TL_EUNAVAILABLE, "%s", g_cc.reason);
@@ -199,14 +207,16 @@ static tl_status get_compiler(const compiler **out) {
   return TL_OK;
 }
 
+static tl_status get_compiler(const compiler **out) { return get_compiler_ex(true, out); }
+
 bool tl__native_available(void) {
   const compiler *cc;
-  return get_compiler(&cc) == TL_OK;
+  return get_compiler_ex(false, &cc) == TL_OK;
 }
 
 const char *tl__native_unavailable_reason(void) {
   const compiler *cc;
-  if (get_compiler(&cc) == TL_OK) return NULL;
+  if (get_compiler_ex(false, &cc) == TL_OK) return NULL;
   return g_cc.done ? g_cc.reason : "out of memory while looking for a C compiler";
 }
 
@@ -251,9 +261,12 @@ static tl_status native_build(const tl__build_request *req, const char *dir) {
     char *out = NULL;
     int status = -1;
     s = run_cc(cc->argv, extra, &out, &status);
-    if (s == TL_OK && status != 0)
+    if (s == TL_OK && status != 0) {
+      size_t n = out ? strlen(out) : 0;
+      while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r')) out[--n] = '\0';
       s = tl__error(TL_ECOMPILE, "C compiler '%s' failed (exit status %d) on %s:\n%s", cc->argv[0], status, src,
                     out ? out : "");
+    }
     tl__free(out);
   }
   tl__free(src);

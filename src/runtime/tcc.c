@@ -31,6 +31,24 @@ const char *tl__tcc_unavailable_reason(void) { return "the library was built wit
 #define TL_TCC_LIBDIR ""
 #endif
 
+/* libtcc is referenced weakly: programs linking the static library get it, the shared
+ * library cannot contain Debian's position-dependent archive and finds these NULL
+ * (cmake/Dependencies.cmake). */
+#pragma weak tcc_new
+#pragma weak tcc_delete
+#pragma weak tcc_set_lib_path
+#pragma weak tcc_set_error_func
+#pragma weak tcc_set_output_type
+#pragma weak tcc_add_file
+#pragma weak tcc_compile_string
+#pragma weak tcc_relocate
+#pragma weak tcc_get_symbol
+
+static bool linked(void) {
+  return tcc_new && tcc_delete && tcc_set_lib_path && tcc_set_error_func && tcc_set_output_type && tcc_add_file &&
+         tcc_compile_string && tcc_relocate && tcc_get_symbol;
+}
+
 static pthread_mutex_t g_tcc = PTHREAD_MUTEX_INITIALIZER;
 
 static void on_error(void *opaque, const char *msg) {
@@ -40,11 +58,13 @@ static void on_error(void *opaque, const char *msg) {
 
 bool tl__tcc_available(void) {
   static const char path[] = TL_TCC_LIBDIR "/libtcc1.a";
-  return TL_TCC_LIBDIR[0] && access(path, R_OK) == 0;
+  return linked() && TL_TCC_LIBDIR[0] && access(path, R_OK) == 0;
 }
 
 const char *tl__tcc_unavailable_reason(void) {
   if (tl__tcc_available()) return NULL;
+  if (!linked())
+    return "libtcc is not linked into this program (it comes only with the static library libtilelang-backend.a)";
   if (!TL_TCC_LIBDIR[0]) return "tcc's runtime library libtcc1.a was not found when the library was built";
   return "tcc's runtime library " TL_TCC_LIBDIR "/libtcc1.a is missing";
 }
@@ -64,6 +84,10 @@ static const char *tcc_identity(const tl__build_request *req) {
   (void)req;
   static char identity[64];
   static bool done;
+  if (!tl__tcc_available()) {
+    tl__error(TL_EUNAVAILABLE, "%s", tl__tcc_unavailable_reason());
+    return NULL;
+  }
   pthread_mutex_lock(&g_tcc);
   if (!done) {
     tl__sb errors = TL__SB_INIT;
@@ -140,8 +164,10 @@ static tl_status tcc_load(const tl__build_request *req, const char *dir, tl__loa
   pthread_mutex_lock(&g_tcc);
   k->s = new_state(&errors);
   if (!k->s) s = tl__oom();
-  else if (tcc_add_file(k->s, src) < 0 || tcc_relocate(k->s, TCC_RELOCATE_AUTO) < 0)
+  else if (tcc_add_file(k->s, src) < 0 || tcc_relocate(k->s, TCC_RELOCATE_AUTO) < 0) {
+    if (errors.len && tl__sb_str(&errors)[errors.len - 1] == '\n') tl__sb_truncate(&errors, errors.len - 1);
     s = tl__error(TL_ECOMPILE, "tcc failed on %s:\n%s", src, tl__sb_str(&errors));
+  }
   else if (!(k->entry = (host_entry_fn)tcc_get_symbol(k->s, entry)))
     s = tl__error(TL_EINTERNAL, "'%s' has no host entry '%s'", src, entry);
   if (k->s) tcc_set_error_func(k->s, NULL, NULL);

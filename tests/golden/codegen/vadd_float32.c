@@ -15,7 +15,7 @@
 
 static void vadd_kernel(const float *restrict A, const float *restrict B, float *restrict C, int32_t N) {
   TL_OMP(omp parallel for)
-  for (int32_t bx = 0; bx < (N + 256 - 1) / 256; ++bx) {
+  for (int32_t bx = 0; bx < N / 256 + (N % 256 != 0); ++bx) {
     for (int32_t i = 0; i < 256; ++i) {
       if (bx * 256 + i < N) {
         C[bx * 256 + i] = A[bx * 256 + i] + B[bx * 256 + i];
