@@ -55,14 +55,23 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
                  " * otherwise they write a message naming the offending argument into err. */\n"
                  "#ifndef %s\n#define %s\n\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-                 "struct DLTensor;\n\n"
+                 "/* DLPack's tensor, unless dlpack/dlpack.h was included first (include it before\n"
+                 " * this header if you use it). The same definitions as the generated code's. */\n"
+                 "#ifndef DLPACK_DLPACK_H_\n"
+                 "#ifndef TL_DLPACK_COMPAT_DEFINED\n#define TL_DLPACK_COMPAT_DEFINED\n"
+                 "typedef struct {\n  int32_t device_type; /* 1 = kDLCPU */\n  int32_t device_id;\n} DLDevice;\n"
+                 "typedef struct {\n  uint8_t code; /* 0 int, 1 uint, 2 float, 4 bfloat, 6 bool */\n"
+                 "  uint8_t bits;\n  uint16_t lanes;\n} DLDataType;\n"
+                 "typedef struct {\n  void *data;\n  DLDevice device;\n  int32_t ndim;\n  DLDataType dtype;\n"
+                 "  int64_t *shape;\n  int64_t *strides; /* in elements; NULL: compact row-major */\n"
+                 "  uint64_t byte_offset;\n} DLTensor;\n#endif\n#endif\n\n"
                  "#ifndef TL_PACKED_VALUE_DEFINED\n#define TL_PACKED_VALUE_DEFINED\n"
                  "/* A packed argument: layout-identical to tilelang's tl_value. */\n"
                  "typedef struct TLValue {\n"
-                 "  int kind; /* 1 integer, 2 float, 3 bool, 10 tensor */\n"
+                 "  int32_t kind; /* 1 integer, 2 float, 3 bool, 10 tensor */\n"
                  "  size_t size;\n"
                  "  union {\n    int64_t i;\n    double f;\n    bool b;\n    const char *s;\n"
-                 "    const void *bytes;\n    void *ptr;\n    struct DLTensor *tensor;\n  } v;\n"
+                 "    const void *bytes;\n    void *ptr;\n    DLTensor *tensor;\n  } v;\n"
                  "} TLValue;\n#endif\n\n",
                  t->entry, t->entry, tl_version(), tl_target_str(target), lib, guard, guard);
   tl__sb_appendf(&sb, "/* The packed entry: args in the order of the parameters below. */\n"
@@ -72,11 +81,11 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
   tl__sb_append(&sb, "/* Parameters:\n");
   for (uint32_t i = 0; i < t->nparams; i++) {
     const tl_host_param *p = &t->params[i];
-    char dt[32];
-    tl_dtype_name(p->dtype, dt, sizeof dt);
+    char dtbuf[32];
+    const char *dt = tl_dtype_name(p->dtype, dtbuf, sizeof dtbuf);
     tl__sb_appendf(&sb, " *   %s: %s %s", p->name, p->is_tensor ? "tensor" : "scalar", dt);
     if (p->is_tensor) {
-      tl__sb_append(&sb, "[");
+      tl__sb_append(&sb, " [");
       for (uint32_t d = 0; d < p->ndim; d++) {
         if (d) tl__sb_append(&sb, ", ");
         if (p->dims[d].sym >= 0) tl__sb_append(&sb, t->syms[p->dims[d].sym].name);
@@ -89,13 +98,13 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
   tl__sb_appendf(&sb, " */\nstatic inline int32_t %s_call(", t->entry);
   for (uint32_t i = 0; i < t->nparams; i++) {
     const tl_host_param *p = &t->params[i];
-    const char *ctype = "struct DLTensor *", *member, *sep = i ? ", " : "";
+    const char *ctype = "DLTensor *", *member, *sep = i ? ", " : "";
     int kind;
     if (!p->is_tensor && !scalar_c_type(p->dtype, &ctype, &member, &kind)) {
       tl__sb_free(&sb);
-      char dt[32];
+      char dtbuf[32];
       return tl__error(TL_EUNSUPPORTED, "cannot export scalar parameter '%s' of dtype %s", p->name,
-                       tl_dtype_name(p->dtype, dt, sizeof dt));
+                       tl_dtype_name(p->dtype, dtbuf, sizeof dtbuf));
     }
     tl__sb_appendf(&sb, "%s%s%s%s", sep, ctype, p->is_tensor ? "" : " ", p->name);
   }
