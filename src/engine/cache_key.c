@@ -12,14 +12,30 @@
 /* Bumped whenever the text below changes meaning. */
 #define KEY_FORMAT "tilelang-c kernel cache key v1"
 
+/* Appends v in decimal (no printf: the key is computed on every tl_compile, memory
+ * hits included). */
+static void append_u64(tl__sb *sb, uint64_t v, unsigned base, int min_digits) {
+  char buf[24];
+  int n = 0;
+  do {
+    buf[n++] = "0123456789abcdef"[v % base];
+    v /= base;
+  } while (v || n < min_digits);
+  while (n) tl__sb_putc(sb, buf[--n]);
+}
+
 /* Appends "name=<len>:value\n": length-prefixed so no value can forge a field. */
 static void field(tl__sb *sb, const char *name, const char *value) {
+  tl__sb_append(sb, name);
   if (!value) {
-    tl__sb_appendf(sb, "%s=-\n", name);
+    tl__sb_append(sb, "=-\n");
     return;
   }
-  tl__sb_appendf(sb, "%s=%zu:", name, strlen(value));
-  tl__sb_append(sb, value);
+  size_t len = strlen(value);
+  tl__sb_putc(sb, '=');
+  append_u64(sb, len, 10, 1);
+  tl__sb_putc(sb, ':');
+  tl__sb_appendn(sb, value, len);
   tl__sb_putc(sb, '\n');
 }
 
@@ -61,7 +77,9 @@ static tl_status append_configs(tl__sb *sb, const char *const *configs) {
     if (j == m) m++;
   }
   qsort(v, m, sizeof *v, kv_cmp);
-  tl__sb_appendf(sb, "pass_configs=%zu\n", m);
+  tl__sb_append(sb, "pass_configs=");
+  append_u64(sb, m, 10, 1);
+  tl__sb_putc(sb, '\n');
   for (size_t i = 0; i < m; i++) field(sb, "  pass_config", v[i].s);
   tl__free(v);
   return TL_OK;
@@ -72,7 +90,9 @@ tl_status tl__cache_key_text(const tl__cache_key_input *in, char **out) {
   tl__sb sb = TL__SB_INIT;
   tl__sb_append(&sb, KEY_FORMAT "\n");
   field(&sb, "version", tl_version());
-  tl__sb_appendf(&sb, "func=%016llx\n", (unsigned long long)in->func_hash);
+  tl__sb_append(&sb, "func=");
+  append_u64(&sb, in->func_hash, 16, 16);
+  tl__sb_putc(&sb, '\n');
   field(&sb, "target", in->target);
   field(&sb, "target_host", in->target_host);
   field(&sb, "execution_backend", in->execution_backend);

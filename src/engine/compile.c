@@ -21,7 +21,6 @@
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "runtime/kernel.h"
-#include "transform/session.h"
 
 typedef struct job {
   tl_compile_options opts;
@@ -71,7 +70,11 @@ static tl_status remember(const job *j, tl_kernel *k) {
 static tl_status compute_key(job *j) {
   tl__build_request early = {j->func->name, j->target, NULL, NULL, NULL, j->opts.pass_configs};
   const char *identity = j->impl->identity(&early);
-  if (!identity) return tl__error_context(TL_EUNAVAILABLE, "execution backend '%s': ", j->impl->name);
+  if (!identity) {
+    /* The contract returns NULL with the message set; out of memory stays itself. */
+    if (strcmp(tl_last_error(), tl_status_message(TL_ENOMEM)) == 0) return TL_ENOMEM;
+    return tl__error_context(TL_EUNAVAILABLE, "execution backend '%s': ", j->impl->name);
+  }
   const tl_target *host = tl_backend_context_target_host(j->ctx);
   tl__cache_key_input in = {
       tl__cache_func_hash(j->mod, j->func),
