@@ -462,10 +462,6 @@ static void print_var(tl__cgen *g, const tl_ir_var *v) {
     return;
   }
   const char *text = tl__cgen_var_text(g, v);
-  if (!text && g->ext_var) {
-    g->ext_var(g, v);
-    text = tl__cgen_var_text(g, v);
-  }
   if (!text) {
     tl__cgen_error(g, TL_EINVAL, "variable '%s' is used but not defined in this function", v->name);
     return;

@@ -357,13 +357,9 @@ void tl__cgen_emit_helpers(tl__cgen *g, tl__sb *out) {
 
 /* --------------------------------------------------------------- elements */
 
-/* How a data variable prints, letting the extension name it first. */
+/* How a data variable prints. */
 static const char *data_text(tl__cgen *g, const tl_ir_buffer *buf) {
   const char *t = tl__cgen_var_text(g, buf->data);
-  if (!t && g->ext_var) {
-    g->ext_var(g, buf->data);
-    t = tl__cgen_var_text(g, buf->data);
-  }
   if (!t) tl__cgen_error(g, TL_EINVAL, "buffer '%s' is used but not defined in this function", buf->name);
   return t ? t : "tl_undefined";
 }
@@ -632,8 +628,8 @@ static void print_let(tl__cgen *g, const tl_ir_stmt *s) {
     }
     tl__cgen_line(g, "%s %s[%u];", type, name_copy, (unsigned)value->dtype.lanes);
     const char *lane = open_lanes(g, value->dtype.lanes);
-    tl__cgen_line(g, "%s[%s] = ", name_copy, lane);
-    tl__sb_truncate(g->out, g->out->len - 1);
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__cgen_write(g, "%s[%s] = ", name_copy, lane);
     tl__cgen_expr(g, value, TL__PREC_TOP);
     tl__cgen_write(g, ";\n");
     close_lanes(g);

@@ -49,9 +49,6 @@ typedef struct tl__cgen {
   /* Extension: prints a statement the printer does not know or handles differently
    * in host code (checks, launches); returns false to leave it to the printer. */
   bool (*ext_stmt)(struct tl__cgen *g, const tl_ir_stmt *s);
-  /* Extension: called before a variable without a C name is printed (host code
-   * declares its parameters lazily); may bind it with tl__cgen_bind. */
-  void (*ext_var)(struct tl__cgen *g, const tl_ir_var *v);
   void *ext;
 } tl__cgen;
 

@@ -17,14 +17,33 @@ static const struct {
   {TL_DTYPE_BFLOAT, 16, "bfloat16"}, {TL_DTYPE_HANDLE, 64, "handle"},
 };
 
-const char *tl__dl_dtype_name(uint8_t code, uint8_t bits, uint16_t lanes, char *buf, size_t cap) {
-  for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++) {
-    if (k_dtypes[i].code != code || k_dtypes[i].bits != bits || lanes == 0) continue;
-    if (lanes == 1) snprintf(buf, cap, "%s", k_dtypes[i].name);
-    else snprintf(buf, cap, "%sx%u", k_dtypes[i].name, (unsigned)lanes);
-    return buf;
+/* The name stem of a dtype code TileLang knows ("int" + bits), or NULL. */
+static const char *stem(uint8_t code) {
+  switch (code) {
+  case TL_DTYPE_INT: return "int";
+  case TL_DTYPE_UINT: return "uint";
+  case TL_DTYPE_FLOAT: return "float";
+  case TL_DTYPE_HANDLE: return "handle";
+  case TL_DTYPE_BFLOAT: return "bfloat";
+  case TL_DTYPE_BOOL: return "bool";
+  default: return NULL;
   }
-  snprintf(buf, cap, "dtype(code=%u, bits=%u, lanes=%u)", (unsigned)code, (unsigned)bits, (unsigned)lanes);
+}
+
+/* As tl_dtype_name (and the interpreter's messages) names it: the table's name or
+ * stem + bits, "x<lanes>" unless lanes is 1; an unknown code as dtype(...). */
+const char *tl__dl_dtype_name(uint8_t code, uint8_t bits, uint16_t lanes, char *buf, size_t cap) {
+  const char *name = NULL;
+  for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
+    if (k_dtypes[i].code == code && k_dtypes[i].bits == bits) name = k_dtypes[i].name;
+  char scalar[32];
+  if (!name && stem(code)) {
+    snprintf(scalar, sizeof scalar, "%s%u", stem(code), (unsigned)bits);
+    name = scalar;
+  }
+  if (!name) snprintf(buf, cap, "dtype(code=%u, bits=%u, lanes=%u)", (unsigned)code, (unsigned)bits, (unsigned)lanes);
+  else if (lanes == 1) snprintf(buf, cap, "%s", name);
+  else snprintf(buf, cap, "%sx%u", name, (unsigned)lanes);
   return buf;
 }
 

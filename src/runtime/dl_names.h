@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The TileLang name of a dtype ("float16", "int8x4"), or "dtype(code=C, bits=B,
- * lanes=L)" for one TileLang has no name for; written into buf (at least 48 bytes)
- * and returned. */
+/* The TileLang name of a dtype as tl_dtype_name gives it ("float16", "int8x4",
+ * "int4"), or "dtype(code=C, bits=B, lanes=L)" for a type code TileLang does not
+ * know; written into buf (at least 48 bytes) and returned. */
 const char *tl__dl_dtype_name(uint8_t code, uint8_t bits, uint16_t lanes, char *buf, size_t cap);
 /* "a tensor", "an int", ... for a tl_value_kind; "an unknown value" outside the enum. */
 const char *tl__value_kind_words(int32_t kind);

@@ -141,7 +141,7 @@ static tl_status push_loops(lower_ctx *c, const loops *L, size_t *mark) {
 }
 
 /* Index of region r in dimension d: its start, plus the loop variable of the
- * level paired with d (level[d] >= 0), or plus `extra` (may be NULL). */
+ * level paired with d when there is one (level[d] >= 0). */
 static tl_ir_expr *index_of(tl_ir_module *mod, const reg *r, uint32_t d, const loops *L, const int *level) {
   if (level[d] < 0) return r->mins[d];
   return tl__add(mod, r->mins[d], tl_ir_var_ref(mod, L->vars[level[d]]));
@@ -164,13 +164,16 @@ static tl_status edge_conditions(lower_ctx *c, const reg *r, uint32_t d, tl_ir_e
 
 /* ---------------------------------------------------------------- T.copy */
 
-/* Pairs the non-unit dims of two regions (src without src_skip). Fills level[]
- * of both, creating one loop per pair. False if the counts differ. */
+/* True if regions a (without dimension askip) and b have as many dimensions of
+ * non-unit extent, so they pair up dimension by dimension. */
 static bool pairable(const reg *a, uint32_t askip, const reg *b) {
   uint32_t da[MAX_DIMS], db[MAX_DIMS];
   return nonunit_dims(a, askip, da) == nonunit_dims(b, UINT32_MAX, db);
 }
 
+/* One loop per pair of non-unit dimensions of a (without askip) and b, in order;
+ * alevel/blevel map each dimension to its loop (-1: a unit dimension). Constant
+ * extents of a pair must agree. */
 static tl_status pair_loops(lower_ctx *c, const tl_ir_expr *call, const reg *a, uint32_t askip, const reg *b,
                             loops *L, int *alevel, int *blevel) {
   uint32_t da[MAX_DIMS], db[MAX_DIMS];

@@ -82,7 +82,7 @@ typedef struct pt_args {
   uint32_t n;
   tl_value *values;
   DLTensor *tensors;
-  int64_t *shapes; /* 8 per tensor */
+  int64_t *shapes; /* 8 per tensor: up to 4 dims, then up to 4 strides */
   size_t *nbytes;
 } pt_args;
 
@@ -91,6 +91,10 @@ static inline int64_t pt_eval_dim(const tl_ir_expr *e, const pt_dim *dims, size_
   if (e->kind == TL_EXPR_VAR)
     for (size_t i = 0; i < ndims; i++)
       if (strcmp(dims[i].name, e->u.var->name) == 0) return dims[i].value;
+  if (e->kind == TL_EXPR_BINARY && e->u.binary.op == TL_BIN_MUL)
+    return pt_eval_dim(e->u.binary.a, dims, ndims) * pt_eval_dim(e->u.binary.b, dims, ndims);
+  if (e->kind == TL_EXPR_BINARY && e->u.binary.op == TL_BIN_ADD)
+    return pt_eval_dim(e->u.binary.a, dims, ndims) + pt_eval_dim(e->u.binary.b, dims, ndims);
   fail_msg("no value for a dimension (give the symbolic dim a value)");
   return 0;
 }
@@ -139,6 +143,14 @@ static inline pt_args pt_args_make(const tl_ir_func *f, const pt_dim *dims, size
       a.shapes[i * 8 + d] = pt_eval_dim(b->shape[d], dims, ndims);
       count *= (size_t)a.shapes[i * 8 + d];
     }
+    if (b->strides) { /* declared strides: the span they cover, strides after the shape */
+      count = 1;
+      for (uint32_t d = 0; d < b->ndim; d++) {
+        a.shapes[i * 8 + 4 + d] = pt_eval_dim(b->strides[d], dims, ndims);
+        count += (size_t)((a.shapes[i * 8 + d] - 1) * a.shapes[i * 8 + 4 + d]);
+      }
+      t->strides = &a.shapes[i * 8 + 4];
+    }
     a.nbytes[i] = count * tl_dtype_bytes(b->dtype);
     t->data = calloc(a.nbytes[i] + 1, 1);
     t->device = (DLDevice){kDLCPU, 0};
@@ -172,6 +184,7 @@ static inline pt_args pt_args_copy(const pt_args *src) {
     if (src->values[i].kind != TL_VALUE_TENSOR) continue;
     a.tensors[i] = src->tensors[i];
     a.tensors[i].shape = &a.shapes[i * 8];
+    if (src->tensors[i].strides) a.tensors[i].strides = &a.shapes[i * 8 + 4];
     a.tensors[i].data = malloc(a.nbytes[i] + 1);
     memcpy(a.tensors[i].data, src->tensors[i].data, a.nbytes[i]);
     a.values[i] = tl_value_tensor((struct DLTensor *)&a.tensors[i]);

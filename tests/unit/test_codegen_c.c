@@ -12,6 +12,7 @@
 #include "codegen/c_printer.h"
 #include "compile_util.h"
 #include "lowered_fixtures.h"
+#include "runtime/dl_names.h"
 
 /* Fails showing the whole text when it lacks the needle. */
 #define ASSERT_CONTAINS(hay, needle)                                                    \
@@ -344,7 +345,10 @@ static void test_layout(void **state) {
   char *src = tl__format("%s\nsize_t sizes[] = {sizeof(TLValue), offsetof(TLValue, kind), offsetof(TLValue, size),\n"
                          "  offsetof(TLValue, v), sizeof(DLTensor), offsetof(DLTensor, data), offsetof(DLTensor, device),\n"
                          "  offsetof(DLTensor, ndim), offsetof(DLTensor, dtype), offsetof(DLTensor, shape),\n"
-                         "  offsetof(DLTensor, strides), offsetof(DLTensor, byte_offset)};\n",
+                         "  offsetof(DLTensor, strides), offsetof(DLTensor, byte_offset)};\n"
+                         "const char *name_of(uint8_t c, uint8_t b, uint16_t l, char *buf) {\n"
+                         "  DLDataType t = {c, b, l};\n  return tl_dtype_str(t, buf, 48);\n}\n"
+                         "const char *kind_of(int32_t k) { return tl_kind_words(k); }\n",
                          prelude);
   size_t want[] = {sizeof(tl_value), offsetof(tl_value, kind), offsetof(tl_value, size), offsetof(tl_value, v),
                    sizeof(DLTensor), offsetof(DLTensor, data), offsetof(DLTensor, device), offsetof(DLTensor, ndim),
@@ -367,6 +371,19 @@ static void test_layout(void **state) {
     const size_t *sizes = cu_sym(&c, "sizes");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
       if (sizes[i] != want[i]) fail_msg("%s: layout entry %zu is %zu, the library has %zu", runners[r], i, sizes[i], want[i]);
+    /* The words of messages: as tl_kernel_table_bind_args has them. */
+    typedef const char *(*name_fn)(uint8_t, uint8_t, uint16_t, char *);
+    typedef const char *(*kind_fn)(int32_t);
+    name_fn name_of = (name_fn)cu_sym(&c, "name_of");
+    kind_fn kind_of = (kind_fn)cu_sym(&c, "kind_of");
+    for (unsigned code = 0; code < 9; code++)
+      for (unsigned bits = 1; bits < 256; bits *= 2)
+        for (unsigned lanes = 0; lanes < 5; lanes++) {
+          char x[48], y[48];
+          assert_string_equal(name_of((uint8_t)code, (uint8_t)bits, (uint16_t)lanes, x),
+                              tl__dl_dtype_name((uint8_t)code, (uint8_t)bits, (uint16_t)lanes, y, sizeof y));
+        }
+    for (int32_t k = -1; k < 13; k++) assert_string_equal(kind_of(k), tl__value_kind_words(k));
     cu_free(&c);
     assert_false(cu_compile(runners[r], wrong, &c, &errors));
     /* glibc gives compilers it does not know as C11 a _Static_assert without the text */
@@ -415,6 +432,14 @@ static tl_ir_stmt *copy_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
   return STORE(a, LOAD(a, tl_ir_ramp(m, I32(4), 1, 4)), tl_ir_ramp(m, I32(0), 1, 4));
 }
 
+/* let v = A[ramp(i * 4, 1, 4)] * 2 in A[ramp(i * 4, 1, 4)] = v + v */
+static tl_ir_stmt *vector_let_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
+  tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32), *v = tl_ir_var_new(m, "v", tl_dtype_with_lanes(TL_DT_FLOAT32, 4));
+  tl_ir_expr *idx = tl_ir_ramp(m, MUL(VAR(i), I32(4)), 1, 4);
+  tl_ir_stmt *st = tl_ir_let(m, v, MUL(LOAD(a, idx), tl_ir_broadcast(m, F32(2.0), 4)), STORE(a, ADD(VAR(v), VAR(v)), idx));
+  return loop1(m, TL_FOR_SERIAL, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
+}
+
 static const char *vec_type(tl_dtype elem, uint16_t lanes, char *buf, size_t cap) {
   if (elem.code != TL_DTYPE_FLOAT || elem.bits != 32 || lanes != 4) return NULL;
   snprintf(buf, cap, "float%u", (unsigned)lanes);
@@ -444,6 +469,23 @@ static void test_vectors_and_dialects(void **state) {
   tl__free(text);
   TL_ASSERT_OK(device_text(&tl__c_dialect_c, copy_body, &text));
   ASSERT_CONTAINS(text, "A[0 + lane] = A[4 + lane];");
+  tl__free(text);
+  TL_ASSERT_OK(device_text(&tl__c_dialect_c, vector_let_body, &text));
+  ASSERT_CONTAINS(text, "    float v[4];\n"
+                        "    for (int32_t lane = 0; lane < 4; ++lane) {\n"
+                        "      v[lane] = A[i * 4 + lane] * 2.0f;\n"
+                        "    }\n"
+                        "    for (int32_t lane_1 = 0; lane_1 < 4; ++lane_1) {\n"
+                        "      A[i * 4 + lane_1] = v[lane_1] + v[lane_1];\n");
+  /* and it is C both compilers take */
+  const char *runners[2];
+  size_t nr = rt_runners(runners);
+  for (size_t r = 0; r < nr; r++) {
+    compiled c;
+    char *errors = NULL;
+    if (!cu_compile(runners[r], text, &c, &errors)) fail_msg("%s: %s", runners[r], errors);
+    cu_free(&c);
+  }
   tl__free(text);
   /* A dialect with vector types copies whole vectors; one with threads prints the
    * tags, its barrier and its qualifiers. */

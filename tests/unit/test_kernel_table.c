@@ -301,6 +301,9 @@ static void test_bind_args(void **state) {
   x.hb.t.dtype = (DLDataType){9, 7, 1};
   TL_ASSERT_ERR(tl_kernel_table_bind_args(t, x.v, 3, kDLCPU, syms), TL_EINVAL, NULL);
   TL_ASSERT_MSG("argument 'B': expected float32 but got dtype(code=9, bits=7, lanes=1)");
+  x.hb.t.dtype = (DLDataType){kDLInt, 4, 1}; /* named as tl_dtype_name names it */
+  TL_ASSERT_ERR(tl_kernel_table_bind_args(t, x.v, 3, kDLCPU, syms), TL_EINVAL, NULL);
+  TL_ASSERT_MSG("argument 'B': expected float32 but got int4");
   vadd_args_init(&x);
   x.hc.t.ndim = 2;
   TL_ASSERT_ERR(tl_kernel_table_bind_args(t, x.v, 3, kDLCPU, syms), TL_EINVAL, NULL);
@@ -398,8 +401,16 @@ static void test_bind_scalars(void **state) {
   char buf[48];
   assert_string_equal(tl__dl_dtype_name(kDLBfloat, 16, 1, buf, sizeof buf), "bfloat16");
   assert_string_equal(tl__dl_dtype_name(6, 8, 2, buf, sizeof buf), "boolx2");
-  assert_string_equal(tl__dl_dtype_name(kDLInt, 4, 1, buf, sizeof buf), "dtype(code=0, bits=4, lanes=1)");
-  assert_string_equal(tl__dl_dtype_name(kDLFloat, 32, 0, buf, sizeof buf), "dtype(code=2, bits=32, lanes=0)");
+  /* the same names as tl_dtype_name for every code it knows */
+  for (uint8_t code = 0; code < 8; code++)
+    for (unsigned bits = 1; bits < 256; bits *= 2)
+      for (uint16_t lanes = 0; lanes < 5; lanes++) {
+        char want[64], tmp[64];
+        const char *n = tl__dl_dtype_name(code, (uint8_t)bits, lanes, buf, sizeof buf);
+        if (code == 5 || code == 7) snprintf(want, sizeof want, "dtype(code=%u, bits=%u, lanes=%u)", code, bits, lanes);
+        else snprintf(want, sizeof want, "%s", tl_dtype_name((tl_dtype){code, (uint8_t)bits, lanes}, tmp, sizeof tmp));
+        assert_string_equal(n, want);
+      }
 }
 
 /* ------------------------------------------------------------------- OOM */

@@ -215,6 +215,17 @@ static const src_case k_cases[] = {
      "                B[bx * 8 + i + 16] = A[bx * 8 + i] * 2.0\n",
      {{"N", 40}},
      1},
+    {"a composite dim checked against its binding, an int8 result", "pk",
+     "import tilelang.language as T\n"
+     "N = T.symbolic(\"N\")\n"
+     "@T.prim_func\n"
+     "def pk(A: T.Tensor((N, 2), \"float32\"), B: T.Tensor((N * 2,), \"int8\"), n: T.int32):\n"
+     "    with T.Kernel(T.ceildiv(N, 4), threads=4) as bx:\n"
+     "        for i, j in T.Parallel(4, 2):\n"
+     "            if bx * 4 + i < N:\n"
+     "                B[(bx * 4 + i) * 2 + j] = T.Cast(\"int8\", A[bx * 4 + i, j] * 10.0) + T.Cast(\"int8\", n)\n",
+     {{"N", 10}, {"n", -3}},
+     2},
     {"scalar parameters, a 3-d grid, local vars and serial loops", "s",
      "import tilelang.language as T\n"
      "@T.prim_func\n"
@@ -239,6 +250,82 @@ static void test_source_kernels(void **state) {
     for (uint64_t seed = 1; seed <= 2; seed++) differential(m, c->func, c->dims, c->ndims, seed, c->name);
     tl_ir_module_free(m);
   }
+}
+
+/* A parameter with declared strides (4 x 3 with strides 8 and 2): flattened with
+ * its strides in the kernel, checked by the host entry. */
+static void test_builder_strides(void **state) {
+  (void)state;
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_builder_set_loc(m, fx_loc(1, 1));
+  tl_ir_expr *shape[2] = {tl_ir_i32(m, 4), tl_ir_i32(m, 3)}, *strides[2] = {tl_ir_i32(m, 8), tl_ir_i32(m, 2)};
+  tl_ir_buffer *a = tl_ir_buffer_new(m, "A", TL_DT_FLOAT32, 2, shape, strides, TL_SCOPE_GLOBAL);
+  tl_ir_buffer *b = tl_ir_buffer_new(m, "B", TL_DT_FLOAT32, 2, shape, NULL, TL_SCOPE_GLOBAL);
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32), *i = tl_ir_var_new(m, "i", TL_DT_INT32);
+  tl_ir_expr *idx[2] = {tl_ir_var_ref(m, bx), tl_ir_var_ref(m, i)};
+  tl_ir_stmt *st = tl_ir_store(m, b, 2, idx, tl_ir_binary(m, TL_BIN_MUL, tl_ir_load(m, a, 2, idx), tl_ir_float(m, TL_DT_FLOAT32, 2)));
+  tl_ir_expr *three = tl_ir_i32(m, 3), *grid[1] = {tl_ir_i32(m, 4)}, *thr[1] = {tl_ir_i32(m, 32)};
+  tl_ir_stmt *k = tl_ir_kernel(m, 1, grid, 1, thr, &bx, tl_ir_for(m, TL_FOR_PARALLEL, 1, &i, NULL, &three, st));
+  tl_ir_func *f;
+  TL_ASSERT_OK(tl_ir_func_new(m, "s", &f));
+  TL_ASSERT_OK(tl_ir_func_add_buffer_param(m, f, a, false));
+  TL_ASSERT_OK(tl_ir_func_add_buffer_param(m, f, b, false));
+  f->body = k;
+  differential(m, "s", NULL, 0, 3, "declared strides");
+  /* The host entry insists on the declared strides. */
+  tl_ir_module *low;
+  TL_ASSERT_OK(tl_ir_module_clone(m, &low));
+  TL_ASSERT_OK(pt_lower_c(low, &tl__cpu_pipeline));
+  pt_args args = pt_args_make(f, NULL, 0, 1);
+  args.tensors[0].strides[0] = 7;
+  TL_ASSERT_ERR(tl_ir_interpret(low, "s", args.values, (int)args.n), TL_EINVAL, NULL);
+  TL_ASSERT_MSG("argument 'A': stride of dimension 0 must be 8 but is 7");
+  tl_kernel_table *t;
+  TL_ASSERT_ERR(tl__kernel_table_from_module(low, "s", &t), TL_EUNSUPPORTED, "parameter 'A' declares strides");
+  pt_args_free(&args);
+  tl_ir_module_free(low);
+  tl_ir_module_free(m);
+}
+
+/* f(A: T.Tensor((n,), "float32"), n: T.int32): a symbolic dim that is a scalar
+ * parameter, bound by the scalar (after A, which uses it). */
+static void test_builder_scalar_dim(void **state) {
+  (void)state;
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_builder_set_loc(m, fx_loc(1, 1));
+  tl_ir_var *n = tl_ir_var_new(m, "n", TL_DT_INT32);
+  tl_ir_expr *shape[1] = {tl_ir_var_ref(m, n)};
+  tl_ir_buffer *a = tl_ir_buffer_new(m, "A", TL_DT_FLOAT32, 1, shape, NULL, TL_SCOPE_GLOBAL);
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32);
+  tl_ir_expr *idx[1] = {tl_ir_var_ref(m, bx)};
+  tl_ir_stmt *st = tl_ir_store(m, a, 1, idx, tl_ir_binary(m, TL_BIN_ADD, tl_ir_load(m, a, 1, idx), tl_ir_float(m, TL_DT_FLOAT32, 1)));
+  tl_ir_expr *grid[1] = {tl_ir_var_ref(m, n)}, *thr[1] = {tl_ir_i32(m, 1)};
+  tl_ir_func *f;
+  TL_ASSERT_OK(tl_ir_func_new(m, "f", &f));
+  TL_ASSERT_OK(tl_ir_func_add_buffer_param(m, f, a, false));
+  TL_ASSERT_OK(tl_ir_func_add_scalar_param(m, f, n));
+  f->body = tl_ir_kernel(m, 1, grid, 1, thr, &bx, st);
+  pt_dim d[] = {{"n", 10}};
+  differential(m, "f", d, 1, 5, "scalar-bound symbolic dim");
+  tl_ir_module *low;
+  TL_ASSERT_OK(tl_ir_module_clone(m, &low));
+  TL_ASSERT_OK(pt_lower_c(low, &tl__cpu_pipeline));
+  pt_args args = pt_args_make(f, d, 1, 1);
+  args.values[1] = tl_value_int(9);
+  TL_ASSERT_ERR(tl_ir_interpret(low, "f", args.values, (int)args.n), TL_EINVAL, NULL);
+  TL_ASSERT_MSG("argument 'A': dimension 0 must equal n (=9 from argument 'n') but is 10");
+  tl_kernel_table *t;
+  TL_ASSERT_OK(tl__kernel_table_from_module(low, "f", &t));
+  assert_int_equal(t->nsyms, 1);
+  assert_int_equal(t->syms[0].param, 1);
+  assert_int_equal(t->syms[0].dim, -1);
+  assert_int_equal(t->params[0].dims[0].sym, 0);
+  tl__free(t);
+  pt_args_free(&args);
+  tl_ir_module_free(low);
+  tl_ir_module_free(m);
 }
 
 /* --------------------------------------------------------------- examples */
@@ -464,6 +551,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builder_vadd),
       cmocka_unit_test(test_builder_matmul),
+      cmocka_unit_test(test_builder_strides),
+      cmocka_unit_test(test_builder_scalar_dim),
       cmocka_unit_test(test_source_kernels),
       cmocka_unit_test(test_examples),
       cmocka_unit_test(test_host_argument_checks),
