@@ -71,19 +71,18 @@ static inline const char *tl_kind_words(int32_t kind) {
                                       "a pointer", "a target", "an IR module", "an artifact", "a tensor"};
   return kind >= 0 && kind <= 10 ? words[kind] : "an unknown value";
 }
-/* The TileLang name of a dtype, or dtype(code=C, bits=B, lanes=L). */
+/* The TileLang name of a dtype ("float16", "int8x4", "int4"), or dtype(code=C, bits=B, lanes=L). */
 static inline const char *tl_dtype_str(DLDataType t, char *buf, size_t cap) {
-  static const struct { uint8_t code, bits; const char *name; } names[] = {
-    {6, 8, "bool"}, {0, 8, "int8"}, {0, 16, "int16"}, {0, 32, "int32"}, {0, 64, "int64"},
-    {1, 8, "uint8"}, {1, 16, "uint16"}, {1, 32, "uint32"}, {1, 64, "uint64"}, {2, 16, "float16"},
-    {2, 32, "float32"}, {2, 64, "float64"}, {4, 16, "bfloat16"}, {3, 64, "handle"}};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    if (names[i].code != t.code || names[i].bits != t.bits || t.lanes == 0) continue;
-    if (t.lanes == 1) snprintf(buf, cap, "%s", names[i].name);
-    else snprintf(buf, cap, "%sx%u", names[i].name, (unsigned)t.lanes);
+  static const char *const stems[7] = {"int", "uint", "float", "handle", "bfloat", NULL, "bool"};
+  char name[24];
+  if (t.code > 6 || !stems[t.code]) {
+    snprintf(buf, cap, "dtype(code=%u, bits=%u, lanes=%u)", (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
     return buf;
   }
-  snprintf(buf, cap, "dtype(code=%u, bits=%u, lanes=%u)", (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
+  if ((t.code == 6 && t.bits == 8) || (t.code == 3 && t.bits == 64)) snprintf(name, sizeof name, "%s", stems[t.code]);
+  else snprintf(name, sizeof name, "%s%u", stems[t.code], (unsigned)t.bits);
+  if (t.lanes == 1) snprintf(buf, cap, "%s", name);
+  else snprintf(buf, cap, "%sx%u", name, (unsigned)t.lanes);
   return buf;
 }
 #endif
