@@ -305,6 +305,23 @@ static void test_host_checks(void **state) {
   memcpy(aligned + 16, orig, a.nbytes[1]);
   a.tensors[1].byte_offset = 12;
   TL_ASSERT_OK(tl_ir_interpret(m, "elementwise_add", a.values, (int)a.n));
+  /* The kernel table carries the same requirement, for runtimes without host code. */
+  tl_kernel_table *t = NULL;
+  TL_ASSERT_OK(tl__kernel_table_from_module(m, "elementwise_add", &t));
+  assert_int_equal(t->params[1].data_alignment, 16);
+  int64_t syms[8];
+  TL_ASSERT_OK(tl_kernel_table_bind_args(t, a.values, (int)a.n, 1, syms));
+  a.tensors[1].byte_offset = 8;
+  TL_ASSERT_ERR(tl_kernel_table_bind_args(t, a.values, (int)a.n, 1, syms), TL_EINVAL,
+                "argument 'B': the tensor's data must be aligned to 16 bytes (the kernel uses vector accesses)");
+  char *json = tl_kernel_table_to_json(t);
+  assert_non_null(strstr(json, "\"align\":16"));
+  tl_kernel_table *back = NULL;
+  TL_ASSERT_OK(tl_kernel_table_from_json(json, &back));
+  assert_int_equal(back->params[1].data_alignment, 16);
+  tl_free(json);
+  tl_kernel_table_free(back);
+  tl_kernel_table_free(t);
   a.tensors[1].data = orig;
   a.tensors[1].byte_offset = 0;
   free(raw);
