@@ -272,6 +272,8 @@ typedef struct tl_host_param {
   uint32_t ndim;
   const tl_host_dim *dims;  /* ndim entries */
   bool is_output;           /* made by T.empty (jit style) */
+  uint32_t data_alignment;  /* tensors: bytes `data + byte_offset` must be a multiple of
+                             * (the device code uses vector accesses); 0: no requirement */
 } tl_host_param;
 
 /* Where a symbolic dim's value comes from: the first parameter dimension that uses

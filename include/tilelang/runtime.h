@@ -40,7 +40,7 @@ TL_API void tl_kernel_table_free(tl_kernel_table *t);
 
 /* Checks call arguments against the table's parameters (count, tensor/scalar kind,
  * dtype, ndim, constant dims, consistent symbolic dims, device type, non-NULL data,
- * compact strides) and binds the symbolic dims into syms (nsyms entries). TL_EINVAL
+ * data alignment, compact strides) and binds the symbolic dims into syms (nsyms entries). TL_EINVAL
  * naming the first offending parameter. Thread-safe. */
 TL_API tl_status tl_kernel_table_bind_args(const tl_kernel_table *t, const tl_value *args, int nargs,
                                            int32_t device_type, int64_t *syms);
