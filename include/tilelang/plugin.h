@@ -383,7 +383,8 @@ typedef struct tl_gpu_lower_params {
  * A C-like language (OpenCL C, CUDA, HIP, Metal, C) as plain data, printed by the
  * library's one C-family printer (docs/codegen.md, "Dialects as plain data"). NULL
  * fields take the documented default. Templates use placeholders; `$$` is a dollar
- * sign. The printer never asks which target it prints for. */
+ * sign; a statement template may span lines ("\n"), each further line getting the
+ * statement's indentation. The printer never asks which target it prints for. */
 
 /* A 16-bit float type: held in memory as `storage`, in expressions as `compute`
  * (values exactly representable in the 16-bit type, every operation rounded as the

@@ -115,7 +115,13 @@ static tl_status select_module(const tl_target *target, const tl_backend_module 
    * its plugin: import it before looking for the kind's manifests. A failing import
    * is the answer (its reason beats "no backend registered"). */
   TL__TRY(tl__component_ensure_loaded(&tl__device_codegens, kind));
-  TL__TRY(tl__backends_for_kind(kind, buf, 8, &n));
+  tl_status found = tl__backends_for_kind(kind, buf, 8, &n);
+  if (found == TL_ENOTFOUND) {
+    /* The message lists the kinds there are: those of lazy registrations too. */
+    (void)tl__component_load_all(&tl__device_codegens);
+    found = tl__backends_for_kind(kind, buf, 8, &n);
+  }
+  TL__TRY(found);
   if (n > 8) {
     /* More owners than the inline buffer: copy again into a heap array (the index may
      * have grown meanwhile; use what fits). */

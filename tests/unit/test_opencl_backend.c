@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "backend_run.h"
+#include "tilelang/engine.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -395,6 +396,41 @@ static void test_device_memory_and_checks(void **state) {
   tl_ir_module_free(m);
 }
 
+/* Through the engine: tl_compile with the kernel cache; a memory hit, then a disk
+ * hit after the memory level is dropped, loaded from the cached program binary. */
+static void test_engine_and_cache(void **state) {
+  (void)state;
+  if (!require_opencl()) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/examples/rms_norm.py", TL_SOURCE_DIR);
+  tl_ir_module *m = NULL;
+  TL_ASSERT_OK(tl_ir_parse_file(path, NULL, &m));
+  char *cache = br_mkdtemp();
+  tl_compile_options o = {.struct_size = sizeof o, .target = "opencl", .cache_dir = cache};
+  const tl_ir_func *f = tl_ir_module_func(m, 0);
+  for (int round = 0; round < 3; round++) {
+    if (round == 2) tl_kernel_cache_clear_memory();
+    tl_kernel *k = NULL;
+    TL_ASSERT_OK(tl_compile(m, NULL, &o, &k));
+    assert_string_equal(tl_kernel_execution_backend(k), "opencl");
+    assert_int_equal(tl_kernel_from_cache(k), round > 0);
+    pt_dim none[1] = {{"N", 1}};
+    pt_args want = pt_args_make(f, none, 0, 40 + round), got = pt_args_copy(&want);
+    TL_ASSERT_OK(tl_ir_interpret(m, f->name, want.values, (int)want.n));
+    TL_ASSERT_OK(tl_kernel_call(k, got.values, (int)got.n, NULL));
+    br_compare(f, &want, &got, 2e-5, "rms_norm through tl_compile");
+    pt_args_free(&want);
+    pt_args_free(&got);
+    tl_kernel_release(k);
+  }
+  tl_kernel_cache_clear_memory();
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+  assert_int_equal(system(cmd), 0);
+  free(cache);
+  tl_ir_module_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_manifest_and_lazy_load),
@@ -404,6 +440,7 @@ int main(void) {
     cmocka_unit_test(test_program_binary_cache),
     cmocka_unit_test(test_build_error),
     cmocka_unit_test(test_device_memory_and_checks),
+    cmocka_unit_test(test_engine_and_cache),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
