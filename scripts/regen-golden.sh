@@ -1,21 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-<<<<<<< HEAD
-# Areas: target. An area is a regen_<area> function below; add yours next to it.
-=======
-# Areas: ir parse_errors. An area is a regen_<area> function below; add yours next to it.
->>>>>>> interp
+# Areas: target ir parse_errors gpu_lowered. An area is a regen_<area> function
+# below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-<<<<<<< HEAD
-AREAS="target"
-=======
-AREAS="ir parse_errors"
->>>>>>> interp
+AREAS="target ir parse_errors gpu_lowered"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -24,7 +17,6 @@ ensure_built() {
   cmake --build "$BUILD" --target tlc >/dev/null
 }
 
-<<<<<<< HEAD
 # tests/golden/target/targets.golden: "== SPEC" lines, each followed by the text
 # of `tlc target SPEC`; the host's llvm triple becomes @HOST_TRIPLE@.
 regen_target() {
@@ -38,7 +30,8 @@ regen_target() {
   done
   mv "$tmp" "$f"
   echo "regenerated $f ($(grep -c '^== ' "$f") entries)"
-=======
+}
+
 # tests/golden/ir/<example>.txt: `tlc parse examples/<example>.py` (default constants).
 regen_ir() {
   mkdir -p tests/golden/ir
@@ -70,7 +63,15 @@ regen_parse_errors() {
     n=$((n + 1))
   done
   echo "regenerated $dir ($n cases)"
->>>>>>> interp
+}
+
+# tests/golden/gpu_lowered/<example>.txt: examples lowered by the shared GPU
+# passes for {"kind":"cuda","arch":"sm_90"}, printed (test_gpu_lower writes them).
+regen_gpu_lowered() {
+  cmake --build "$BUILD" --target test_gpu_lower >/dev/null
+  mkdir -p tests/golden/gpu_lowered
+  TL_REGEN_GOLDEN=1 "$BUILD/bin/test_gpu_lower" >/dev/null 2>&1 || echo "regen-golden: test_gpu_lower failed (the files were still written)" >&2
+  echo "regenerated tests/golden/gpu_lowered ($(ls tests/golden/gpu_lowered | wc -l) files)"
 }
 
 ensure_built
