@@ -10,6 +10,7 @@
 #include "backend/plugin_loader.h"
 #include "backends/cpu/backend.h"
 #include "backends/cpu/target.h"
+#include "backends/cuda/backend.h"
 #include "backends/cuda/target.h"
 #include "backends/rocm/target.h"
 #include "base/error.h"
@@ -33,6 +34,7 @@ static const struct {
   {"cpu", tl__cpu_target_init},
   /* Backend manifests. */
   {"cpu backend", tl__cpu_backend_init},
+  {"cuda backend", tl__cuda_backend_init},
   {NULL, NULL}, /* sentinel */
 };
 

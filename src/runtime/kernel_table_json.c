@@ -107,7 +107,9 @@ char *tl_kernel_table_to_json(const tl_kernel_table *t) {
       else
         tl__sb_appendf(&sb, "%" PRId64, p->dims[d].value);
     }
-    tl__sb_appendf(&sb, "],\"output\":%s}", p->is_output ? "true" : "false");
+    tl__sb_appendf(&sb, "],\"output\":%s", p->is_output ? "true" : "false");
+    if (p->align > 1) tl__sb_appendf(&sb, ",\"align\":%u", (unsigned)p->align);
+    tl__sb_putc(&sb, '}');
   }
   tl__sb_append(&sb, "],\"syms\":[");
   for (uint32_t i = 0; i < t->nsyms; i++) {
@@ -273,6 +275,13 @@ static tl_status read_param(reader *r, json_t *o, uint32_t i, tl_host_param *p) 
   }
   p->ndim = (uint32_t)n;
   p->dims = d;
+  /* "align" (optional): the data alignment vector accesses need. */
+  json_t *align = json_object_get(o, "align");
+  if (align) {
+    if (!json_is_integer(align) || json_integer_value(align) < 0 || json_integer_value(align) > (1 << 20))
+      return BAD("%s: 'align' must be a small non-negative integer", where);
+    p->align = (uint32_t)json_integer_value(align);
+  }
   return TL_OK;
 }
 

@@ -1,6 +1,7 @@
 /* The kernel table from a lowered host entry (kernel_table.h). The table is
  * assembled in temporary arrays pointing into the module, then packed into one
  * block (src/runtime/kernel_table_build.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -220,6 +221,28 @@ static tl_status add_launch(kt *t, const tl_ir_stmt *s) {
   return tl__vec_push(&t->launches, &l);
 }
 
+/* Alignments of the tensors the launched kernels access with vectors: each
+ * kernel's attribute `tl.data_alignment.<param>` (gpu_vectorize), mapped to the
+ * host parameter the launch passes, the largest over all launches (the host
+ * entry's T.arg_data_aligned checks, as data). */
+static void find_alignments(const tl_ir_module *mod, const kt *t, tl_host_param *params) {
+  for (size_t l = 0; l < t->launches.len; l++) {
+    const tl_kernel_launch *kl = &TL__VEC_AT(&t->launches, tl_kernel_launch, l);
+    const tl_ir_func *k = tl_ir_module_find_func(mod, kl->symbol);
+    if (!k) continue;
+    for (uint32_t i = 0; i < kl->nargs && i < k->nparams; i++) {
+      if (kl->args[i].kind != TL_KARG_TENSOR || !k->params[i].name) continue;
+      char key[256];
+      int n = snprintf(key, sizeof key, "tl.data_alignment.%s", k->params[i].name);
+      if (n < 0 || (size_t)n >= sizeof key) continue;
+      const tl_ir_attr *a = tl_ir_func_attr(k, key);
+      if (!a || a->kind != TL_ATTR_INT || a->i <= 1 || a->i > (1 << 20)) continue;
+      tl_host_param *hp = &params[kl->args[i].index];
+      if ((uint32_t)a->i > hp->align) hp->align = (uint32_t)a->i;
+    }
+  }
+}
+
 /* A LET of the host entry: a symbolic dim read from its binding dimension
  * (`T.Cast("int32", T.arg_shape(i, d))`, as make_packed_api writes it). */
 static int32_t let_binds_sym(const kt *t, const tl_ir_expr *v) {
@@ -283,6 +306,7 @@ tl_status tl__kernel_table_from_module(const tl_ir_module *mod, const char *entr
   if (st == TL_OK) st = find_syms(&t);
   if (st == TL_OK) st = build_params(&t, params);
   if (st == TL_OK && f->body) st = walk_host(&t, f->body);
+  if (st == TL_OK) find_alignments(mod, &t, params);
   if (st == TL_OK) {
     tl_kernel_table tab = {f->name,
                            f->nparams,
