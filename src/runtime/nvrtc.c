@@ -344,8 +344,9 @@ static void set_scalar(param_value *pv, tl_dtype t, const tl_value *v, int64_t i
   else pv->i64 = x;
 }
 
-/* The device of the call: that of the tensors, which must agree. */
-static tl_status call_device(const tl__cuda_driver *d, const nvrtc_state *st, const tl_value *args, int *ordinal) {
+/* The device of the call: that of the tensors, which must agree; -1 without
+ * tensors. */
+static tl_status call_device(const nvrtc_state *st, const tl_value *args, int *ordinal) {
   const tl_kernel_table *t = st->table;
   int first = -1;
   for (uint32_t i = 0; i < t->nparams; i++) {
@@ -361,11 +362,7 @@ static tl_status call_device(const tl__cuda_driver *d, const nvrtc_state *st, co
                        t->params[i].name, (int)x->device.device_id, t->params[first].name, *ordinal);
     }
   }
-  if (first >= 0) return TL_OK;
-  /* No tensors: the device of the current context, else device 0. */
-  tl__CUcontext ctx = NULL;
-  tl__CUdevice dev = 0;
-  *ordinal = d->cuCtxGetCurrent(&ctx) == TL__CUDA_SUCCESS && ctx && d->cuCtxGetDevice(&dev) == TL__CUDA_SUCCESS ? dev : 0;
+  if (first < 0) *ordinal = -1;
   return TL_OK;
 }
 
@@ -416,12 +413,18 @@ static tl_status nvrtc_call(void *state, const tl_value *args, int nargs, void *
   nvrtc_state *st = state;
   int64_t syms[MAX_SYMS];
   TL__TRY(tl_kernel_table_bind_args(st->table, args, nargs, kDLCUDA, syms));
+  int ordinal = 0;
+  TL__TRY(call_device(st, args, &ordinal));
   /* The driver is opened by the first call (once per process): building and
    * loading a kernel need no GPU. */
   const tl__cuda_driver *d;
   TL__TRY(tl__cuda_driver_get(&d));
-  int ordinal = 0;
-  TL__TRY(call_device(d, st, args, &ordinal));
+  if (ordinal < 0) {
+    /* No tensors: the device of the current context, else device 0. */
+    tl__CUcontext ctx = NULL;
+    tl__CUdevice dev = 0;
+    ordinal = d->cuCtxGetCurrent(&ctx) == TL__CUDA_SUCCESS && ctx && d->cuCtxGetDevice(&dev) == TL__CUDA_SUCCESS ? dev : 0;
+  }
   device_slot *sl = NULL;
   TL__TRY(get_slot(d, st, ordinal, &sl));
   tl__CUcontext prev = NULL;

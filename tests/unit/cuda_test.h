@@ -10,49 +10,24 @@
 #include "base/alloc.h"
 #include "base/str.h"
 #include "codegen/codegen.h"
+#include "cuda_cases.h"
 #include "gpu_test.h"
 #include "runtime/nvrtc_lib.h"
 
 /* The target the CUDA tests compile for (the H200 the device tests run on). */
 #define CUDA_TEST_TARGET "{\"kind\":\"cuda\",\"arch\":\"sm_90a\"}"
 
-/* One example with constants bound (a parameterization). */
-typedef struct cuda_example {
-  const char *file;
-  const char *label; /* names the parameterization in goldens */
-  tl_ir_const_binding consts[5];
-  size_t nconsts;
-} cuda_example;
-
-/* Every example at its defaults, and other parameterizations: tiles that do not
- * divide, float16 and bfloat16 data, wide rows (dynamic shared memory would come
- * from bigger tiles), and a larger GEMM tile. */
-static const cuda_example k_cuda_examples[] = {
-    {"vector_add.py", "default", {{0}}, 0},
-    {"elementwise_add.py", "default", {{0}}, 0},
-    {"elementwise_add.py", "float16", {{"M", "7"}, {"N", "9"}, {"in_dtype", "\"float16\""}, {"out_dtype", "\"float16\""}}, 4},
-    {"elementwise_add.py", "bfloat16_in", {{"in_dtype", "\"bfloat16\""}}, 1},
-    {"transpose.py", "default", {{0}}, 0},
-    {"gemm.py", "default_float16", {{0}}, 0},
-    {"gemm.py", "float32_odd", {{"M", "33"}, {"N", "17"}, {"K", "5"}, {"dtype", "\"float32\""}}, 4},
-    {"gemm.py", "float16_64x64", {{"M", "256"}, {"N", "256"}, {"K", "128"}, {"block_M", "64"}, {"block_N", "64"}}, 5},
-    {"row_sum.py", "default", {{0}}, 0},
-    {"row_max.py", "default", {{0}}, 0},
-    {"softmax.py", "default", {{0}}, 0},
-    {"softmax.py", "float16", {{"M", "32"}, {"N", "256"}, {"dtype", "\"float16\""}}, 3},
-    {"cumsum.py", "default", {{0}}, 0},
-    {"cumsum.py", "reverse", {{"reverse", "True"}}, 1},
-    {"rms_norm.py", "default", {{0}}, 0},
-};
-#define CUDA_NEXAMPLES (sizeof k_cuda_examples / sizeof k_cuda_examples[0])
-
 /* Parses an example with its constants (fails the test on error). */
 static inline tl_ir_module *cuda_parse_example(const cuda_example *ex) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/examples/%s", TL_SOURCE_DIR, ex->file);
-  tl_ir_parse_options opts = {sizeof opts, ex->consts, ex->nconsts};
   tl_ir_module *m = NULL;
-  if (tl_ir_parse_file(path, &opts, &m) != TL_OK) fail_msg("%s: %s", ex->file, tl_last_error());
+  if (cuda_parse_example_file(TL_SOURCE_DIR, ex, &m) != TL_OK) fail_msg("%s: %s", ex->file, tl_last_error());
+  return m;
+}
+
+/* Parses a focused case (fails the test on error). */
+static inline tl_ir_module *cuda_parse_case(const cuda_case *c) {
+  tl_ir_module *m = NULL;
+  if (tl_ir_parse(c->src, "k.py", NULL, &m) != TL_OK) fail_msg("%s: %s", c->name, tl_last_error());
   return m;
 }
 
