@@ -1,14 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-# Areas: target ir parse_errors gpu_lowered. An area is a regen_<area> function
-# below; add yours next to it.
+# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered. An area is a
+# regen_<area> function below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-AREAS="target ir parse_errors gpu_lowered"
+AREAS="target ir parse_errors codegen_examples gpu_lowered"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -63,6 +63,18 @@ regen_parse_errors() {
     n=$((n + 1))
   done
   echo "regenerated $dir ($n cases)"
+}
+
+# tests/golden/codegen/<example>.<device|host>.c: `tlc source` of two examples for
+# target c with the native execution backend (device source, and --host).
+regen_codegen_examples() {
+  d=tests/golden/codegen
+  mkdir -p "$d"
+  for ex in vector_add gemm; do
+    tlc source "examples/$ex.py" --target c --execution-backend native >"$d/$ex.device.c"
+    tlc source "examples/$ex.py" --target c --execution-backend native --host >"$d/$ex.host.c"
+  done
+  echo "regenerated $d/{vector_add,gemm}.{device,host}.c"
 }
 
 # tests/golden/gpu_lowered/<example>.txt: examples lowered by the shared GPU

@@ -256,8 +256,9 @@ static bool host_call(tl__cgen *g, const tl_ir_expr *e, int prec) {
   case TL_OP_ARG_INT: tl__cgen_write(g, "tl_arg_int(&args[%lld])", (long long)i); break;
   case TL_OP_ARG_FLOAT: tl__cgen_write(g, "tl_arg_float(&args[%lld])", (long long)i); break;
   case TL_OP_ARG_DATA_ALIGNED:
-    tl__cgen_write(g, "%s((uintptr_t)args[%lld].v.tensor->data + args[%lld].v.tensor->byte_offset) %% %lld == 0%s",
-                   prec > TL__PREC_EQ ? "(" : "", (long long)i, (long long)i, (long long)d, prec > TL__PREC_EQ ? ")" : "");
+    /* data + byte_offset a multiple of d (GPU kernels with vector accesses) */
+    tl__cgen_write(g, "(((uintptr_t)args[%lld].v.tensor->data + args[%lld].v.tensor->byte_offset) %% %lldu == 0)",
+                   (long long)i, (long long)i, (long long)d);
     break;
   default: return false;
   }

@@ -1,7 +1,6 @@
 /* The kernel table from a lowered host entry (kernel_table.h). The table is
  * assembled in temporary arrays pointing into the module, then packed into one
  * block (src/runtime/kernel_table_build.h). */
-#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -18,6 +17,7 @@ typedef struct let_sym {
 
 typedef struct kt {
   const tl_ir_func *f;
+  tl_host_param *params; /* the table's parameters, being built */
   tl__vec syms;     /* tl_host_sym */
   tl__vec sym_vars; /* const tl_ir_var*, parallel to syms */
   tl__vec dims;     /* tl_host_dim, all params' dims back to back */
@@ -221,28 +221,6 @@ static tl_status add_launch(kt *t, const tl_ir_stmt *s) {
   return tl__vec_push(&t->launches, &l);
 }
 
-/* Alignments of the tensors the launched kernels access with vectors: each
- * kernel's attribute `tl.data_alignment.<param>` (gpu_vectorize), mapped to the
- * host parameter the launch passes, the largest over all launches (the host
- * entry's T.arg_data_aligned checks, as data). */
-static void find_alignments(const tl_ir_module *mod, const kt *t, tl_host_param *params) {
-  for (size_t l = 0; l < t->launches.len; l++) {
-    const tl_kernel_launch *kl = &TL__VEC_AT(&t->launches, tl_kernel_launch, l);
-    const tl_ir_func *k = tl_ir_module_find_func(mod, kl->symbol);
-    if (!k) continue;
-    for (uint32_t i = 0; i < kl->nargs && i < k->nparams; i++) {
-      if (kl->args[i].kind != TL_KARG_TENSOR || !k->params[i].name) continue;
-      char key[256];
-      int n = snprintf(key, sizeof key, "tl.data_alignment.%s", k->params[i].name);
-      if (n < 0 || (size_t)n >= sizeof key) continue;
-      const tl_ir_attr *a = tl_ir_func_attr(k, key);
-      if (!a || a->kind != TL_ATTR_INT || a->i <= 1 || a->i > (1 << 20)) continue;
-      tl_host_param *hp = &params[kl->args[i].index];
-      if ((uint32_t)a->i > hp->align) hp->align = (uint32_t)a->i;
-    }
-  }
-}
-
 /* A LET of the host entry: a symbolic dim read from its binding dimension
  * (`T.Cast("int32", T.arg_shape(i, d))`, as make_packed_api writes it). */
 static int32_t let_binds_sym(const kt *t, const tl_ir_expr *v) {
@@ -257,6 +235,17 @@ static int32_t let_binds_sym(const kt *t, const tl_ir_expr *v) {
   return -1;
 }
 
+/* make_packed_api's data alignment checks (`T.arg_data_aligned(i, b)`) become the
+ * parameters' data_alignment, so runtimes that check arguments from the table
+ * (nvrtc, opencl) enforce what the vectorized device code assumes. */
+static void record_alignment(kt *t, const tl_ir_expr *cond) {
+  int64_t i, b;
+  if (!cond || cond->kind != TL_EXPR_CALL || cond->u.call.op != TL_OP_ARG_DATA_ALIGNED || cond->u.call.nargs != 2) return;
+  if (!tl__is_const_int(cond->u.call.args[0], &i) || !tl__is_const_int(cond->u.call.args[1], &b)) return;
+  if (i < 0 || (uint64_t)i >= t->f->nparams || b <= 1 || b > UINT32_MAX) return;
+  if ((uint32_t)b > t->params[i].data_alignment) t->params[i].data_alignment = (uint32_t)b;
+}
+
 static tl_status walk_host(kt *t, const tl_ir_stmt *s) {
   switch (s->kind) {
   case TL_STMT_SEQ:
@@ -268,7 +257,8 @@ static tl_status walk_host(kt *t, const tl_ir_stmt *s) {
     return walk_host(t, s->u.let.body);
   }
   case TL_STMT_LAUNCH: return add_launch(t, s);
-  default: return TL_OK; /* asserts: the table's own checks replace them */
+  case TL_STMT_ASSERT: record_alignment(t, s->u.assert_.cond); return TL_OK;
+  default: return TL_OK; /* other asserts: the table's own checks replace them */
   }
 }
 
@@ -303,10 +293,10 @@ tl_status tl__kernel_table_from_module(const tl_ir_module *mod, const char *entr
   tl__vec_init(&t.code, sizeof(void *));
   tl_host_param *params = tl__calloc(f->nparams ? f->nparams : 1, sizeof *params);
   tl_status st = params ? TL_OK : tl__oom();
+  t.params = params;
   if (st == TL_OK) st = find_syms(&t);
   if (st == TL_OK) st = build_params(&t, params);
   if (st == TL_OK && f->body) st = walk_host(&t, f->body);
-  if (st == TL_OK) find_alignments(mod, &t, params);
   if (st == TL_OK) {
     tl_kernel_table tab = {f->name,
                            f->nparams,

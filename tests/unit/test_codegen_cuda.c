@@ -278,8 +278,8 @@ static void test_dialect_details(void **state) {
   tl_kernel_table *t = NULL;
   TL_ASSERT_OK(tl__kernel_table_from_module(low, "big", &t));
   assert_int_equal(t->launches[0].dyn_shared_bytes.code[0].value, 65536);
-  assert_int_equal(t->params[0].align, 16);
-  assert_int_equal(t->params[1].align, 16);
+  assert_int_equal(t->params[0].data_alignment, 16);
+  assert_int_equal(t->params[1].data_alignment, 16);
   tl_kernel_table_free(t);
   tl_ir_module_free(low);
   tl_ir_module_free(m);

@@ -419,7 +419,7 @@ static void test_device_codegen_modes(void **state) {
   const tl_kernel_table *t = tl_artifact_kernel_table(a);
   assert_non_null(t);
   assert_string_equal(t->entry, "elementwise_add");
-  for (uint32_t i = 0; i < 3; i++) assert_int_equal(t->params[i].align, 16);
+  for (uint32_t i = 0; i < 3; i++) assert_int_equal(t->params[i].data_alignment, 16);
   size_t size;
   assert_null(tl_artifact_binary(a, &size));
   tl_artifact_release(a);

@@ -7,7 +7,10 @@
  * scripts/regen-golden.sh gpu_lowered). */
 #include <stdio.h>
 
+#include <stdlib.h>
+
 #include "base/alloc.h"
+#include "codegen/codegen.h"
 #include "gpu_test.h"
 #include "transform/kernel_table.h"
 #include "transform/util.h"
@@ -219,7 +222,7 @@ static void test_dynamic_shared_memory(void **state) {
   TL_ASSERT_OK(tl__kernel_table_from_module(low, "big", &t));
   assert_int_equal(t->launches[0].dyn_shared_bytes.n, 1);
   assert_int_equal(t->launches[0].dyn_shared_bytes.code[0].value, 65536);
-  tl__free(t); /* one block (tl_kernel_table_free) */
+  tl_kernel_table_free(t);
   tl_ir_module_free(low);
   /* sm_75 allows 64 KB: fits exactly; an unknown arch stays at 48 KB */
   TL_ASSERT_OK(tl_ir_module_clone(m, &low));
@@ -302,6 +305,23 @@ static void test_host_checks(void **state) {
   memcpy(aligned + 16, orig, a.nbytes[1]);
   a.tensors[1].byte_offset = 12;
   TL_ASSERT_OK(tl_ir_interpret(m, "elementwise_add", a.values, (int)a.n));
+  /* The kernel table carries the same requirement, for runtimes without host code. */
+  tl_kernel_table *t = NULL;
+  TL_ASSERT_OK(tl__kernel_table_from_module(m, "elementwise_add", &t));
+  assert_int_equal(t->params[1].data_alignment, 16);
+  int64_t syms[8];
+  TL_ASSERT_OK(tl_kernel_table_bind_args(t, a.values, (int)a.n, 1, syms));
+  a.tensors[1].byte_offset = 8;
+  TL_ASSERT_ERR(tl_kernel_table_bind_args(t, a.values, (int)a.n, 1, syms), TL_EINVAL,
+                "argument 'B': the tensor's data must be aligned to 16 bytes (the kernel uses vector accesses)");
+  char *json = tl_kernel_table_to_json(t);
+  assert_non_null(strstr(json, "\"align\":16"));
+  tl_kernel_table *back = NULL;
+  TL_ASSERT_OK(tl_kernel_table_from_json(json, &back));
+  assert_int_equal(back->params[1].data_alignment, 16);
+  tl_free(json);
+  tl_kernel_table_free(back);
+  tl_kernel_table_free(t);
   a.tensors[1].data = orig;
   a.tensors[1].byte_offset = 0;
   free(raw);
@@ -310,23 +330,39 @@ static void test_host_checks(void **state) {
   tl_ir_module_free(m);
 }
 
-/* Evaluates a launch expression (tl_launch_expr_eval belongs to the runtime). */
-static int64_t lx_eval(const tl_launch_expr *e, const int64_t *syms) {
-  int64_t stack[32];
-  int sp = 0;
-  if (e->n == 0) return 1;
-  for (uint32_t i = 0; i < e->n; i++) {
-    tl_lexpr_insn in = e->code[i];
-    if (in.op == TL_LX_CONST) stack[sp++] = in.value;
-    else if (in.op == TL_LX_SYM) stack[sp++] = syms[in.value];
-    else {
-      int64_t b = stack[--sp], a = stack[--sp];
-      stack[sp++] = in.op == TL_LX_ADD ? a + b : in.op == TL_LX_SUB ? a - b : in.op == TL_LX_MUL ? a * b
-                    : in.op == TL_LX_FLOORDIV ? a / b : in.op == TL_LX_MAX ? (a > b ? a : b) : -999;
-    }
+/* The C host code generator prints T.arg_data_aligned; the entry compiles (the
+ * launch through the `call` emitter here: the cuda_driver one is the cuda
+ * backend's). */
+static void test_host_c_alignment_check(void **state) {
+  (void)state;
+  tl_ir_module *m = example("elementwise_add.py", (tl_ir_const_binding[]){{"M", "64"}, {"N", "64"}}, 2);
+  TL_ASSERT_OK(gpu_lower(m, CUDA));
+  TL_ASSERT_OK(tl_ir_module_set_attr_str(m, "tl.launch_convention", "call"));
+  tl_ir_stmt *l = (tl_ir_stmt *)launch_of(m, "elementwise_add"); /* `call` runs one block */
+  for (int i = 0; i < 3; i++) l->u.launch.grid[i] = l->u.launch.block[i] = tl_ir_i32(m, 1);
+  char *src = NULL;
+  TL_ASSERT_OK(tl__c_host_source(m, &src));
+  assert_non_null(strstr(src, "(((uintptr_t)args[1].v.tensor->data + args[1].v.tensor->byte_offset) % 16u == 0)"));
+  assert_non_null(strstr(src, "must be aligned to 16 bytes (the kernel uses vector accesses)"));
+  char dir[] = "/tmp/tl-gpu-host-XXXXXX";
+  if (mkdtemp(dir) && system("cc --version >/dev/null 2>&1") == 0) {
+    char path[256], cmd[1024];
+    snprintf(path, sizeof path, "%s/host.c", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(src, f);
+    /* the kernel the `call` emitter declares (its body is device code) */
+    fputs("static void elementwise_add_kernel(const float *restrict A, const float *restrict B, float *restrict C) {\n"
+          "  (void)A, (void)B, (void)C;\n}\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cc -std=c11 -Wall -Werror -c %s -o %s/host.o", path, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
   }
-  assert_int_equal(sp, 1);
-  return stack[0];
+  tl__free(src);
+  tl_ir_module_free(m);
 }
 
 /* The kernel table of a GPU-lowered symbolic kernel: grid from N, the block. */
@@ -339,11 +375,14 @@ static void test_kernel_table(void **state) {
   assert_int_equal(t->nlaunches, 1);
   const tl_kernel_launch *l = &t->launches[0];
   assert_string_equal(l->symbol, "vector_add_kernel");
-  int64_t syms[1] = {1000};
-  assert_int_equal(lx_eval(&l->grid[0], syms), 4);
-  assert_int_equal(lx_eval(&l->block[0], syms), 256);
-  assert_int_equal(lx_eval(&l->dyn_shared_bytes, syms), 0);
-  tl__free(t); /* one block (tl_kernel_table_free) */
+  int64_t syms[1] = {1000}, v = 0;
+  assert_true(tl_launch_expr_eval(&l->grid[0], syms, 1, &v));
+  assert_int_equal(v, 4);
+  assert_true(tl_launch_expr_eval(&l->block[0], syms, 1, &v));
+  assert_int_equal(v, 256);
+  assert_true(tl_launch_expr_eval(&l->dyn_shared_bytes, syms, 1, &v));
+  assert_int_equal(v, 0);
+  tl_kernel_table_free(t);
   tl_ir_module_free(m);
 }
 
@@ -630,7 +669,8 @@ int main(void) {
       cmocka_unit_test(test_thread_binding),     cmocka_unit_test(test_kernel_target_attr),
       cmocka_unit_test(test_shuffles_by_warp),   cmocka_unit_test(test_vectorization),
       cmocka_unit_test(test_dynamic_shared_memory), cmocka_unit_test(test_barrier_placement),
-      cmocka_unit_test(test_host_checks),        cmocka_unit_test(test_kernel_table),
+      cmocka_unit_test(test_host_checks),        cmocka_unit_test(test_host_c_alignment_check),
+      cmocka_unit_test(test_kernel_table),
       cmocka_unit_test(test_refusals),           cmocka_unit_test(test_divergent_sync),
       cmocka_unit_test(test_params),             cmocka_unit_test(test_oom),
       cmocka_unit_test(test_golden),

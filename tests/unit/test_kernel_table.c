@@ -51,7 +51,7 @@ static void assert_tables_equal(const tl_kernel_table *a, const tl_kernel_table 
     assert_int_equal(p->is_tensor, q->is_tensor);
     assert_true(tl_dtype_eq(p->dtype, q->dtype));
     assert_int_equal(p->is_output, q->is_output);
-    assert_int_equal(p->align, q->align);
+    assert_int_equal(p->data_alignment, q->data_alignment);
     assert_int_equal(p->ndim, q->ndim);
     for (uint32_t d = 0; d < p->ndim; d++) {
       assert_int_equal(p->dims[d].sym, q->dims[d].sym);
@@ -165,7 +165,7 @@ static void test_json_errors(void **state) {
      "symbolic dim 'N' is bound by dimension 0 of parameter 'A', which is not that dim"},
     {"{\"entry\":\"f\",\"params\":[{\"name\":\"A\",\"tensor\":true,\"dtype\":\"float32\",\"dims\":[4],"
      "\"output\":false,\"align\":\"16\"}],\"syms\":[],\"launches\":[]}",
-     "parameter 0: 'align' must be a small non-negative integer"},
+     "parameter 0: 'align' must be a non-negative integer"},
     {"{\"entry\":\"f\",\"params\":[{\"name\":\"A\",\"tensor\":true,\"dtype\":\"float32\",\"dims\":[4],"
      "\"output\":false,\"align\":12}],\"syms\":[],\"launches\":[]}",
      "invalid kernel table: parameter 'A' has alignment 12, not a power of two"},

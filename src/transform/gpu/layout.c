@@ -473,7 +473,7 @@ static tl_status write_error(const tl__gpu_kernel_info *info, const loop_facts *
                           b->name, idx, own, dist_by, b->name, own);
   }
   if (b->scope == TL_SCOPE_LOCAL_FRAGMENT) {
-    const tl__gpu_frag *f = tl__gpu_find_frag(info, b);
+    const tl__gpu_frag *f = wf;
     char where[300] = "";
     if (f && f->why_span.line)
       snprintf(where, sizeof where, " at %s:%u:%u", f->why_span.file ? f->why_span.file : "<input>", f->why_span.line,

@@ -110,9 +110,10 @@ static tl_ir_stmt *store_result(tl_ir_module *mod, tl_ir_op op, const tl_ir_expr
   return tl_ir_store(mod, b, nd, idx, val);
 }
 
-/* The fast path (see the top). src is the fragment's whole region. */
-static tl_status reduce_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu_frag *f, const tl_ir_expr *dst,
-                             bool clear, tl_ir_stmt **out) {
+/* The fast path (see the top), its statements appended to `stmts`. src is the
+ * fragment's whole region. */
+static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu_frag *f, const tl_ir_expr *dst,
+                           bool clear, tl__vec *stmts) {
   tl_ir_module *mod = c->mod;
   tl_ir_op op = call->u.call.op;
   const tl__gpu_layout *L = &f->layout;
@@ -127,17 +128,12 @@ static tl_status reduce_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__g
 
   tl_ir_buffer *part = tl_ir_buffer_new(mod, "red_part", dt, 1, &cQ, NULL, TL_SCOPE_LOCAL);
   TL__TRY(tl__built(mod, part));
-  tl__vec stmts = TL__VEC_INIT(tl_ir_stmt *);
   tl_ir_stmt *s;
-#define EMIT(x)                                                  \
-  do {                                                           \
-    s = (x);                                                     \
-    tl_status st_ = tl__built(mod, s);                           \
-    if (st_ == TL_OK) st_ = tl__vec_push(&stmts, &s);            \
-    if (st_ != TL_OK) {                                          \
-      tl__vec_free(&stmts);                                      \
-      return st_;                                                \
-    }                                                            \
+#define EMIT(x)                                 \
+  do {                                          \
+    s = (x);                                    \
+    TL__TRY(tl__built(mod, s));                 \
+    TL__TRY(tl__vec_push(stmts, &s));           \
   } while (0)
 
   EMIT(tl_ir_alloc(mod, part));
@@ -217,9 +213,17 @@ static tl_status reduce_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__g
     if (c->loop_depth) EMIT(tl_ir_barrier(mod));
   }
 #undef EMIT
-  *out = tl_ir_seq(mod, (uint32_t)stmts.len, (tl_ir_stmt *const *)stmts.data);
+  return TL_OK;
+}
+
+static tl_status reduce_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu_frag *f, const tl_ir_expr *dst,
+                             bool clear, tl_ir_stmt **out) {
+  tl__vec stmts = TL__VEC_INIT(tl_ir_stmt *);
+  tl_status st = emit_rows(c, call, f, dst, clear, &stmts);
+  *out = st == TL_OK ? tl_ir_seq(c->mod, (uint32_t)stmts.len, (tl_ir_stmt *const *)stmts.data) : NULL;
   tl__vec_free(&stmts);
-  return tl__built(mod, *out);
+  TL__TRY(st);
+  return tl__built(c->mod, *out);
 }
 
 /* A distributed fragment copied whole into a new shared buffer by its owners. */
