@@ -435,6 +435,13 @@ typedef struct tl_c_dialect {
   const char *t_wide;
   const char *wide_suffix;   /* of literals of t_wide: NULL "" (double), "f" (float) */
   const char *t_bool_param;  /* a bool scalar kernel parameter's type (OpenCL: "int"); NULL: t_bool */
+  /* True where signed overflow is undefined for the compiler and cannot be turned
+   * off (no -fwrapv): signed 32/64-bit data arithmetic is printed through the
+   * unsigned type, so it wraps as lowered code means. */
+  bool wrap_signed_data;
+  /* Words of the dialect's language no variable may be named (keywords, built-in
+   * functions and types), NULL-terminated; NULL: C's only. */
+  const char *const *reserved_words;
   const char *int64_suffix;  /* of int64 literals: NULL "LL" ("L" where long is 64 bits) */
   const char *uint64_suffix; /* of uint64 literals: NULL "ull" ("ul") */
 
@@ -457,8 +464,9 @@ typedef struct tl_c_dialect {
   const tl_c_pair *thread_tags;  /* blockIdx.x .. threadIdx.z; {NULL} ends; NULL: no threads */
   const char *barrier;           /* the block-wide barrier statement; NULL: none needed */
   const tl_c_math *math;         /* {NULL} ends */
-  /* T.warp_shfl_xor: %0 value, %1 lane mask, %2 width, $T the compute type; NULL:
-   * the dialect has no warp shuffles (lower with warp size 1). */
+  /* T.warp_shfl_xor as a call template: %0 the value (in its compute type), %1 the
+   * lane mask, %2 the width; NULL: the dialect has no warp shuffles (lower with
+   * warp size 1). */
   const char *warp_shfl_xor;
 
   /* Vector accesses (docs/lowering.md: contiguous, aligned, at most 16 bytes).

@@ -10,6 +10,7 @@
 #include "backend/plugin_loader.h"
 #include "backends/cpu/backend.h"
 #include "backends/cpu/target.h"
+#include "backends/cuda/backend.h"
 #include "backends/cuda/target.h"
 #include "backends/lazy_plugins.h"
 #include "backends/metal/backend.h"
@@ -43,6 +44,7 @@ static const struct {
   {"cpu", tl__cpu_target_init},
   /* Backend manifests. */
   {"cpu backend", tl__cpu_backend_init},
+  {"cuda backend", tl__cuda_backend_init},
   {"rocm backend", tl__rocm_backend_init},
   {"metal backend", tl__metal_backend_init},
   {"webgpu backend", tl__webgpu_backend_init},

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tilelang/backend.h"
 #include "tilelang/ir.h"
@@ -24,6 +25,7 @@ typedef struct tl__c_half_type {
   const char *narrow;  /* double -> storage: "tl_f16_from_f64" */
   const char *round;   /* double -> compute, rounded: "tl_round_f16" */
   const char *helper;  /* the helper section defining them (NULL: built into the dialect) */
+  bool storage_helper; /* the storage type itself needs the helper section (a header type) */
 } tl__c_half_type;
 
 /* A math intrinsic as a call template per compute type: "%0", "%1", "%2" stand for
@@ -73,6 +75,35 @@ typedef struct tl__c_dialect {
   /* The block-wide barrier statement; NULL: one thread per block, nothing to wait for. */
   const char *barrier;
 
+  /* `T.warp_shfl_xor(value, mask, width)` as a call template ("%0" value, "%1" lane
+   * mask, "%2" width); NULL: the dialect has no warp shuffles. */
+  const char *warp_shfl_xor;
+
+  /* Prefix of shared and local array declarations that starts them at a 16-byte
+   * aligned address ("__align__(16)"); "" when the dialect needs none (no vectors). */
+  const char *array_align;
+
+  /* Dynamic shared memory (`shared.dyn` buffers, laid out in ALLOC order at
+   * 16-byte aligned offsets of one array): the declaration of that byte array,
+   * with %s for its name ("extern __shared__ __align__(16) unsigned char %s[];");
+   * NULL: the dialect has none (a shared.dyn buffer is an error). */
+  const char *dyn_shared_decl;
+
+  /* Qualifiers a kernel's declaration gets when every launch of it has the same
+   * constant block extents (`__launch_bounds__(128)`), written into buf; NULL
+   * hook or NULL result: none. */
+  const char *(*kernel_bounds)(const int64_t block[3], char *buf, size_t cap);
+
+  /* Signed 32- and 64-bit +, -, *, << and negation on data (values computed from
+   * memory) are printed through the unsigned type, so they wrap as lowered code
+   * means (docs/lowering.md) where the compiler has no -fwrapv. Index arithmetic
+   * (loop and thread variables, sizes, constants) stays signed. */
+  bool wrap_signed_data;
+
+  /* Identifiers of the dialect's language no variable may take (C++ keywords,
+   * built-in names), ended by NULL; NULL for none beyond C's. */
+  const char *const *reserved_words;
+
   /* Math intrinsics, ended by an entry whose f32 is NULL. */
   const tl__c_math *math;
 
@@ -115,7 +146,6 @@ typedef struct tl__c_dialect {
   const char *extra_params;
   const char *shared_array;  /* array declaration templates */
   const char *local_array;
-  const char *warp_shfl_xor; /* T.warp_shfl_xor; NULL: none (an error if one appears) */
   const char *vector_type_tmpl;      /* with vector_bases and vector_lanes, when vector_type is NULL */
   const tl_c_pair *vector_bases;
   uint32_t vector_lanes;
@@ -153,5 +183,9 @@ tl_status tl__c_plain_device_artifact(const tl_c_dialect *plain, const tl_ir_mod
 
 /* The C99 dialect (CPU). */
 extern const tl__c_dialect tl__c_dialect_c;
+/* CUDA C++ (dialect_cuda.c); the fast-math variant uses the intrinsics __expf,
+ * __logf, ... (pass config tl.enable_fast_math). */
+extern const tl__c_dialect tl__c_dialect_cuda;
+extern const tl__c_dialect tl__c_dialect_cuda_fast_math;
 
 #endif

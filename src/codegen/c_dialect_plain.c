@@ -42,7 +42,8 @@ static const tl__c_helper k_defaults[] = {
 #define PLAIN_V1_SIZE (offsetof(tl_c_dialect, prelude) + sizeof(((tl_c_dialect *)0)->prelude))
 
 static tl__c_half_type half_of(const tl_c_half_type *h) {
-  tl__c_half_type r = {h->storage, h->compute, h->widen, h->narrow, h->round, h->helper};
+  tl__c_half_type r = {.storage = h->storage, .compute = h->compute, .widen = h->widen, .narrow = h->narrow,
+                       .round = h->round, .helper = h->helper, .storage_helper = false};
   return r;
 }
 
@@ -147,6 +148,8 @@ tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *o
   d->t_wide = p->t_wide;
   d->wide_suffix = p->wide_suffix;
   d->t_bool_param = p->t_bool_param;
+  d->wrap_signed_data = p->wrap_signed_data;
+  d->reserved_words = p->reserved_words;
   d->int64_suffix = p->int64_suffix;
   d->uint64_suffix = p->uint64_suffix;
   d->local_space = p->local_space;

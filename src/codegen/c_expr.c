@@ -205,6 +205,14 @@ static void infix(tl__cgen *g, const char *op, int prec, const tl_ir_expr *a, co
   close_paren(g, p);
 }
 
+/* Signed 32/64-bit arithmetic on data that the dialect computes through the
+ * unsigned type (wrap_signed_data). */
+static bool wrap_through_unsigned(const tl__cgen *g, const tl_ir_expr *e, tl_ir_binop op, tl_dtype t) {
+  if (!g->d->wrap_signed_data || !is_signed_int(t) || t.bits < 32) return false;
+  if (op != TL_BIN_ADD && op != TL_BIN_SUB && op != TL_BIN_MUL && op != TL_BIN_SHL) return false;
+  return tl__cgen_expr_is_data(g, e);
+}
+
 static void print_binary(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_round) {
   tl_ir_binop op = e->u.binary.op;
   const tl_ir_expr *a = e->u.binary.a, *b = e->u.binary.b;
@@ -266,6 +274,20 @@ static void print_binary(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_ro
     helper_call(g, "minmax", op == TL_BIN_MIN ? "min" : "max", t, a, b);
   } else if ((op == TL_BIN_FLOORDIV || op == TL_BIN_FLOORMOD) && is_signed_int(t) && !nonneg) {
     helper_call(g, "intdiv", op == TL_BIN_FLOORDIV ? "floordiv" : "floormod", wide, a, b);
+  } else if (wrap_through_unsigned(g, e, op, t)) {
+    /* (int32_t)((uint32_t)a + (uint32_t)b): wraps without -fwrapv */
+    const char *ut = t.bits == 64 ? g->d->t_u64 : g->d->t_u32;
+    bool q = open_paren(g, TL__PREC_UNARY, ctx);
+    tl__cgen_write(g, "(%s)((%s)", tl__cgen_type(g, t), ut);
+    expr(g, a, TL__PREC_UNARY);
+    tl__cgen_write(g, " %s ", text);
+    if (op == TL_BIN_SHL) expr(g, b, TL__PREC_SHIFT + 1);
+    else {
+      tl__cgen_write(g, "(%s)", ut);
+      expr(g, b, TL__PREC_UNARY);
+    }
+    tl__cgen_write(g, ")");
+    close_paren(g, q);
   } else if (op == TL_BIN_MUL && t.code == TL_DTYPE_UINT && t.bits == 16) {
     /* uint16 * uint16 promotes to int and may overflow it: multiply unsigned. */
     tl__cgen_write(g, "(%s)", g->d->t_u32);
@@ -287,6 +309,17 @@ static void print_unary(tl__cgen *g, const tl_ir_expr *e, int ctx) {
   case TL_UN_BITNOT: op = tl_dtype_is_bool(t) ? "!" : "~"; break;
   default:
     tl__cgen_error(g, TL_EINVAL, "unknown unary operator %d", (int)e->u.unary.op);
+    return;
+  }
+  if (e->u.unary.op == TL_UN_NEG && g->d->wrap_signed_data && is_signed_int(t) && t.bits >= 32 &&
+      tl__cgen_expr_is_data(g, a)) {
+    /* (int32_t)(0u - (uint32_t)a): negating INT_MIN wraps */
+    bool q = open_paren(g, TL__PREC_UNARY, ctx);
+    const char *ut = t.bits == 64 ? g->d->t_u64 : g->d->t_u32;
+    tl__cgen_write(g, "(%s)((%s)0 - (%s)", tl__cgen_type(g, t), ut, ut);
+    expr(g, a, TL__PREC_UNARY);
+    tl__cgen_write(g, ")");
+    close_paren(g, q);
     return;
   }
   bool p = open_paren(g, TL__PREC_UNARY, ctx);
@@ -348,15 +381,18 @@ static void print_cast(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_roun
 static void print_load(tl__cgen *g, const tl_ir_expr *e, int ctx) {
   const tl_ir_buffer *buf = e->u.load.buffer;
   const tl__c_half_type *h = tl__cgen_half_type(g, buf->dtype);
+  const char *hoisted = g->lane ? tl__cgen_hoisted_name(g, e) : NULL;
   if (h) {
     tl__cgen_type(g, buf->dtype);
     tl__cgen_write(g, "%s(", h->widen);
-    tl__cgen_element(g, buf, e->u.load.n, e->u.load.indices);
+    if (hoisted) tl__cgen_write(g, "%s[%s]", hoisted, g->lane);
+    else tl__cgen_element(g, buf, e->u.load.n, e->u.load.indices);
     tl__cgen_write(g, ")");
     return;
   }
   (void)ctx;
-  tl__cgen_element(g, buf, e->u.load.n, e->u.load.indices);
+  if (hoisted) tl__cgen_write(g, "%s[%s]", hoisted, g->lane); /* read ahead as a vector */
+  else tl__cgen_element(g, buf, e->u.load.n, e->u.load.indices);
 }
 
 /* Substitutes the arguments into a math template ("expf(%0)"). */
@@ -420,33 +456,6 @@ static void print_int_math(tl__cgen *g, const tl_ir_expr *e, int ctx) {
   }
 }
 
-/* T.warp_shfl_xor(value, mask, width) through the dialect's template: the value of
- * any type, in its compute type ($T); a 16-bit float's compute value is already one
- * of its values, so nothing is rounded. */
-static void print_shfl_xor(tl__cgen *g, const tl_ir_expr *e, tl_dtype t) {
-  if (!g->d->warp_shfl_xor) {
-    tl__cgen_error(g, TL_EUNSUPPORTED,
-                   "the %s dialect has no warp shuffle (T.warp_shfl_xor): lower with thread_warp_size 1", g->d->name);
-    return;
-  }
-  if (e->u.call.nargs != 3) {
-    tl__cgen_error(g, TL_EINVAL, "T.warp_shfl_xor takes (value, lane mask, width)");
-    return;
-  }
-  const char *type = tl__cgen_type(g, t);
-  for (const char *p = g->d->warp_shfl_xor; *p; p++) {
-    if (p[0] == '$' && p[1] == 'T') {
-      tl__cgen_write(g, "%s", type);
-      p++;
-    } else if (p[0] == '%' && p[1] >= '0' && p[1] <= '2') {
-      expr(g, e->u.call.args[p[1] - '0'], TL__PREC_TOP);
-      p++;
-    } else {
-      tl__sb_putc(g->out, *p);
-    }
-  }
-}
-
 static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_round) {
   tl_ir_op op = e->u.call.op;
   if (g->ext_call && g->ext_call(g, e, ctx)) return;
@@ -458,11 +467,15 @@ static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_roun
     tl__cgen_error(g, TL_EUNSUPPORTED, "%s must be lowered before %s code generation", tl_ir_op_name(op), g->d->name);
     return;
   }
-  tl_dtype t = tl_dtype_scalar(e->dtype);
   if (op == TL_OP_WARP_SHFL_XOR) {
-    print_shfl_xor(g, e, t);
+    if (!g->d->warp_shfl_xor) {
+      tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no warp shuffles (%s)", g->d->name, tl_ir_op_name(op));
+      return;
+    }
+    math_template(g, g->d->warp_shfl_xor, e); /* exchanges the value as held: exact */
     return;
   }
+  tl_dtype t = tl_dtype_scalar(e->dtype);
   if (tl_dtype_is_int(t)) {
     print_int_math(g, e, ctx);
     return;
@@ -485,7 +498,7 @@ static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_roun
 }
 
 static void print_var(tl__cgen *g, const tl_ir_var *v) {
-  if (v->thread_tag) {
+  if (v->thread_tag && !tl__cgen_var_text(g, v)) {
     for (const tl__c_thread_tag *t = g->d->thread_tags; t && t->tag; t++)
       if (strcmp(t->tag, v->thread_tag) == 0) {
         tl__cgen_write(g, "%s", t->text);

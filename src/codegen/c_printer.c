@@ -10,7 +10,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 
-enum { FLAG_NONNEG = 1, FLAG_VECTOR = 2, FLAG_ELEM = 4 };
+enum { FLAG_NONNEG = 1, FLAG_VECTOR = 2, FLAG_ELEM = 4, FLAG_DATA = 8 };
 
 /* ------------------------------------------------------------------ state */
 
@@ -24,6 +24,7 @@ void tl__cgen_init(tl__cgen *g, const tl__c_dialect *d) {
   tl__vec_init(&g->var_elem, sizeof(tl_dtype));
   tl__map_init(&g->idents);
   tl__vec_init(&g->helpers, sizeof(tl__cgen_helper_use));
+  tl__vec_init(&g->hoisted, sizeof(tl__cgen_hoisted));
   g->status = TL_OK;
 }
 
@@ -42,6 +43,7 @@ void tl__cgen_free(tl__cgen *g) {
   tl__vec_free(&g->var_flags);
   tl__vec_free(&g->var_elem);
   tl__vec_free(&g->helpers);
+  tl__vec_free(&g->hoisted);
   tl__sb_free(&g->body);
 }
 
@@ -49,6 +51,9 @@ void tl__cgen_begin_func(tl__cgen *g) {
   forget_names(g);
   g->lane = NULL;
   g->loop_depth = 0;
+  g->dyn_offset = 0;
+  g->dyn_array = NULL;
+  tl__vec_clear(&g->hoisted);
 }
 
 tl_status tl__cgen_fail(tl__cgen *g, tl_status s) {
@@ -203,6 +208,13 @@ static bool reserved(const char *s) {
   return !tl__c_is_identifier(s);
 }
 
+/* A word of the dialect's own language (C++ keywords, built-in names). */
+static bool dialect_reserved(const tl__c_dialect *d, const char *s) {
+  for (const char *const *w = d->reserved_words; w && *w; w++)
+    if (strcmp(*w, s) == 0) return true;
+  return false;
+}
+
 void tl__cgen_reserve(tl__cgen *g, const char *ident) {
   if (tl__map_put(&g->idents, ident, NULL, NULL) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
 }
@@ -219,7 +231,7 @@ const char *tl__cgen_fresh(tl__cgen *g, const char *base) {
   }
   char name[80];
   snprintf(name, sizeof name, "%s", stem);
-  for (unsigned k = 1; reserved(name) || tl__map_get(&g->idents, name, NULL); k++)
+  for (unsigned k = 1; reserved(name) || dialect_reserved(g->d, name) || tl__map_get(&g->idents, name, NULL); k++)
     snprintf(name, sizeof name, "%s_%u", stem, k);
   if (tl__map_put(&g->idents, name, NULL, NULL) != TL_OK) {
     tl__cgen_fail(g, TL_ENOMEM);
@@ -286,6 +298,36 @@ bool tl__cgen_var_nonneg(const tl__cgen *g, const tl_ir_var *v) {
   return (var_flags(g, v) & FLAG_NONNEG) || v->thread_tag != NULL;
 }
 bool tl__cgen_var_vector(const tl__cgen *g, const tl_ir_var *v) { return var_flags(g, v) & FLAG_VECTOR; }
+void tl__cgen_set_data(tl__cgen *g, const tl_ir_var *v) { set_flag(g, v, FLAG_DATA); }
+
+bool tl__cgen_expr_is_data(const tl__cgen *g, const tl_ir_expr *e) {
+  if (!e) return false;
+  switch (e->kind) {
+  case TL_EXPR_LOAD: return true;
+  case TL_EXPR_VAR: return (var_flags(g, e->u.var) & FLAG_DATA) != 0;
+  case TL_EXPR_BINARY: return tl__cgen_expr_is_data(g, e->u.binary.a) || tl__cgen_expr_is_data(g, e->u.binary.b);
+  case TL_EXPR_UNARY: return tl__cgen_expr_is_data(g, e->u.unary.a);
+  case TL_EXPR_CAST: return tl__cgen_expr_is_data(g, e->u.cast.value);
+  case TL_EXPR_BROADCAST: return tl__cgen_expr_is_data(g, e->u.broadcast.value);
+  case TL_EXPR_RAMP: return tl__cgen_expr_is_data(g, e->u.ramp.base);
+  case TL_EXPR_SELECT:
+    return tl__cgen_expr_is_data(g, e->u.select.cond) || tl__cgen_expr_is_data(g, e->u.select.t) ||
+           tl__cgen_expr_is_data(g, e->u.select.f);
+  case TL_EXPR_CALL:
+    for (uint32_t i = 0; i < e->u.call.nargs; i++)
+      if (tl__cgen_expr_is_data(g, e->u.call.args[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
+const char *tl__cgen_hoisted_name(const tl__cgen *g, const tl_ir_expr *load) {
+  for (size_t i = 0; i < g->hoisted.len; i++) {
+    const tl__cgen_hoisted *h = tl__vec_at(&g->hoisted, i);
+    if (h->load == load) return h->name;
+  }
+  return NULL;
+}
 
 /* Records the element type a data variable was declared with (pointer or array). */
 static void set_elem(tl__cgen *g, const tl_ir_var *data, tl_dtype t) {
@@ -335,7 +377,11 @@ const char *tl__cgen_type(tl__cgen *g, tl_dtype t) {
 const char *tl__cgen_storage_type(tl__cgen *g, tl_dtype t) {
   t = tl_dtype_scalar(t);
   const tl__c_half_type *h = tl__cgen_half_type(g, t);
-  if (h) return h->storage; /* a plain type: no helper needed to hold bits */
+  if (h) {
+    /* A plain type holds the bits (C); a header's type needs its section. */
+    if (h->storage_helper && h->helper) tl__cgen_use_helper(g, h->helper, t);
+    return h->storage;
+  }
   const char *s = scalar_type(g, t);
   return s ? s : no_type(g, t);
 }
@@ -656,25 +702,11 @@ static uint16_t store_lanes(const tl_ir_stmt *s) {
   return lanes;
 }
 
-/* The contiguous vector copy A[ramp(a, 1, n)] = B[ramp(b, 1, n)] in a dialect with
- * vector types: one vector load and store. */
-static bool print_vector_copy(tl__cgen *g, const tl_ir_stmt *s, uint16_t lanes) {
-  const tl_ir_expr *v = s->u.store.value;
-  if (!g->d->vector_type || v->kind != TL_EXPR_LOAD || s->u.store.n != 1 || v->u.load.n != 1) return false;
-  const tl_ir_expr *di = s->u.store.indices[0], *si = v->u.load.indices[0];
-  if (di->kind != TL_EXPR_RAMP || si->kind != TL_EXPR_RAMP || di->u.ramp.stride != 1 || si->u.ramp.stride != 1)
-    return false;
-  if (!tl_dtype_eq(s->u.store.buffer->dtype, v->u.load.buffer->dtype)) return false;
-  char buf[32];
-  const char *vt = g->d->vector_type(tl_dtype_scalar(s->u.store.buffer->dtype), lanes, buf, sizeof buf);
-  if (!vt) return false;
-  tl__sb_indent(g->out, 2 * g->indent);
-  tl__cgen_write(g, "*(%s *)&", vt);
-  tl__cgen_element(g, s->u.store.buffer, 1, (tl_ir_expr *const *)&di->u.ramp.base);
-  tl__cgen_write(g, " = *(const %s *)&", vt);
-  tl__cgen_element(g, v->u.load.buffer, 1, (tl_ir_expr *const *)&si->u.ramp.base);
-  tl__cgen_write(g, ";\n");
-  return true;
+/* The stride-1 ramp a one-dimensional access A[T.Ramp(base, 1, lanes)] indexes
+ * with, or NULL. */
+static const tl_ir_expr *contiguous(uint32_t n, tl_ir_expr *const *idx, uint16_t lanes) {
+  if (n != 1 || idx[0]->kind != TL_EXPR_RAMP || idx[0]->u.ramp.stride != 1 || idx[0]->dtype.lanes != lanes) return NULL;
+  return idx[0];
 }
 
 /* The vector type of a plain-data dialect for `lanes` elements of t, or NULL. */
@@ -694,14 +726,16 @@ static const char *plain_vector_type(tl__cgen *g, tl_dtype t, uint16_t lanes, tl
   return tl__sb_status(out) == TL_OK ? tl__sb_str(out) : NULL;
 }
 
-/* The same copy through a plain-data dialect's templates. */
-static bool print_plain_vector_copy(tl__cgen *g, const tl_ir_stmt *s, uint16_t lanes) {
-  const tl_ir_expr *v = s->u.store.value;
-  if (!g->d->vector_type_tmpl || v->kind != TL_EXPR_LOAD || s->u.store.n != 1 || v->u.load.n != 1) return false;
-  const tl_ir_expr *di = s->u.store.indices[0], *si = v->u.load.indices[0];
+/* A contiguous vector copy buf[ramp] = src[ramp] through a plain-data dialect's
+ * templates (vector_copy: one statement, which may name address spaces, as
+ * OpenCL's vload/vstore or Metal's casts need). False when it does not apply. */
+static bool print_plain_vector_copy(tl__cgen *g, const tl_ir_buffer *db, uint32_t n, tl_ir_expr *const *idx,
+                                    const tl_ir_expr *v, uint16_t lanes) {
+  if (!g->d->vector_type_tmpl || v->kind != TL_EXPR_LOAD || n != 1 || v->u.load.n != 1) return false;
+  const tl_ir_expr *di = idx[0], *si = v->u.load.indices[0];
   if (di->kind != TL_EXPR_RAMP || si->kind != TL_EXPR_RAMP || di->u.ramp.stride != 1 || si->u.ramp.stride != 1)
     return false;
-  const tl_ir_buffer *db = s->u.store.buffer, *sb = v->u.load.buffer;
+  const tl_ir_buffer *sb = v->u.load.buffer;
   if (!tl_dtype_eq(db->dtype, sb->dtype)) return false;
   tl__sb vt = TL__SB_INIT, dst = TL__SB_INIT, src = TL__SB_INIT;
   bool done = false;
@@ -712,10 +746,10 @@ static bool print_plain_vector_copy(tl__cgen *g, const tl_ir_stmt *s, uint16_t l
     prev = tl__cgen_capture_begin(g, &src);
     tl__cgen_element(g, sb, 1, (tl_ir_expr *const *)&si->u.ramp.base);
     tl__cgen_capture_end(g, prev);
-    char n[8];
-    snprintf(n, sizeof n, "%u", (unsigned)lanes);
+    char nl[8];
+    snprintf(nl, sizeof nl, "%u", (unsigned)lanes);
     tl__cgen_subst sub[] = {{"V", tl__sb_str(&vt)},     {"D", tl__sb_str(&dst)},
-                            {"S", tl__sb_str(&src)},    {"N", n},
+                            {"S", tl__sb_str(&src)},    {"N", nl},
                             {"DA", tl__cgen_space(g, db->scope)}, {"SA", tl__cgen_space(g, sb->scope)}};
     tl__sb_indent(g->out, 2 * g->indent);
     tl__cgen_expand(g, g->d->vector_copy ? g->d->vector_copy : "*($V *)&$D = *(const $V *)&$S;", sub, 6);
@@ -728,17 +762,34 @@ static bool print_plain_vector_copy(tl__cgen *g, const tl_ir_stmt *s, uint16_t l
   return done;
 }
 
-/* `dst = value;` where value is an expression of the buffer's compute type. */
-static void print_assign(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx,
-                         const tl_ir_expr *value) {
-  const tl__c_half_type *h = tl__cgen_half_type(g, buf->dtype);
-  tl__sb_indent(g->out, 2 * g->indent);
-  tl__cgen_element(g, buf, n, idx);
+/* Memory a vector access reads or writes with one vector load or store (global
+ * and shared buffers, aligned by the host checks and the 16-byte rule of
+ * docs/lowering.md); per-thread arrays are accessed lane by lane, which keeps
+ * them in registers. */
+static bool vector_memory(const tl_ir_buffer *b) {
+  return b->scope == TL_SCOPE_GLOBAL || b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN;
+}
+
+/* The dialect's vector type for `lanes` elements of buffer b (NULL: none). */
+static const char *vector_type_of(tl__cgen *g, const tl_ir_buffer *b, uint16_t lanes, char *buf, size_t cap) {
+  return g->d->vector_type ? g->d->vector_type(tl_dtype_scalar(b->dtype), lanes, buf, cap) : NULL;
+}
+
+/* Prints `*(VT *)&buf[base]` (an lvalue, or a const rvalue). */
+static void print_vector_access(tl__cgen *g, const char *vt, bool store, const tl_ir_buffer *buf,
+                                const tl_ir_expr *ramp) {
+  tl__cgen_write(g, "*(%s%s *)&", store ? "" : "const ", vt);
+  tl__cgen_element(g, buf, 1, (tl_ir_expr *const *)&ramp->u.ramp.base);
+}
+
+/* `= value;` after an lvalue of buffer dtype t (value of t's compute type). */
+static void print_assigned_value(tl__cgen *g, tl_dtype t, const tl_ir_expr *value) {
+  const tl__c_half_type *h = tl__cgen_half_type(g, t);
   tl__cgen_write(g, " = ");
   if (h) {
     /* Narrowing rounds to the 16-bit type: the value's own last rounding (of an
      * operation, a call or a conversion) is left out, as it would round twice. */
-    tl__cgen_type(g, buf->dtype);
+    tl__cgen_type(g, t);
     tl__cgen_write(g, "%s(", h->narrow);
     g->no_round = true;
     tl__cgen_expr(g, value, TL__PREC_TOP);
@@ -750,10 +801,19 @@ static void print_assign(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir
   tl__cgen_write(g, ";\n");
 }
 
+/* `dst = value;` where value is an expression of the buffer's compute type. */
+static void print_assign(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx,
+                         const tl_ir_expr *value) {
+  tl__sb_indent(g->out, 2 * g->indent);
+  tl__cgen_element(g, buf, n, idx);
+  print_assigned_value(g, buf->dtype, value);
+}
+
 /* Opens `for (int32_t lane = 0; lane < n; ++lane) {` and makes vector expressions
  * print at that lane. */
 static const char *open_lanes(tl__cgen *g, uint16_t lanes) {
   const char *lane = tl__cgen_fresh(g, "lane");
+  if (g->d->unroll_pragma) tl__cgen_line(g, "%s", g->d->unroll_pragma);
   tl__cgen_line(g, "for (%s %s = 0; %s < %u; ++%s) {", g->d->t_i32, lane, lane, (unsigned)lanes, lane);
   g->indent++;
   g->lane = lane;
@@ -766,16 +826,117 @@ static void close_lanes(tl__cgen *g) {
   tl__cgen_line(g, "}");
 }
 
+/* Declares an aligned temporary array of `lanes` elements of t's storage type. */
+static const char *vector_temp(tl__cgen *g, const char *base, tl_dtype t, uint16_t lanes) {
+  const char *type = tl__cgen_storage_type(g, t);
+  const char *name = tl__cgen_fresh(g, base);
+  const char *align = g->d->array_align && *g->d->array_align ? g->d->array_align : NULL;
+  tl__cgen_line(g, "%s%s%s %s[%u];", align ? align : "", align ? " " : "", type, name, (unsigned)lanes);
+  return name;
+}
+
+/* Reads ahead, with one vector load each, the contiguous loads of global or
+ * shared memory that `e` evaluates unconditionally (not under a select or a
+ * short-circuit operator), so the lanes then read the temporaries. */
+static void hoist_loads(tl__cgen *g, const tl_ir_expr *e, uint16_t lanes) {
+  if (!e || g->status != TL_OK) return;
+  switch (e->kind) {
+  case TL_EXPR_LOAD: {
+    const tl_ir_expr *r = contiguous(e->u.load.n, e->u.load.indices, lanes);
+    char vbuf[32];
+    const char *vt = r && vector_memory(e->u.load.buffer) ? vector_type_of(g, e->u.load.buffer, lanes, vbuf, sizeof vbuf) : NULL;
+    if (!vt || tl__cgen_hoisted_name(g, e)) return;
+    const char *name = vector_temp(g, "vec_ld", e->u.load.buffer->dtype, lanes);
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__cgen_write(g, "*(%s *)%s = ", vt, name);
+    print_vector_access(g, vt, false, e->u.load.buffer, r);
+    tl__cgen_write(g, ";\n");
+    tl__cgen_hoisted h = {e, name};
+    if (tl__vec_push(&g->hoisted, &h) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+    return;
+  }
+  case TL_EXPR_BINARY:
+    if (e->u.binary.op == TL_BIN_AND || e->u.binary.op == TL_BIN_OR) return;
+    hoist_loads(g, e->u.binary.a, lanes);
+    hoist_loads(g, e->u.binary.b, lanes);
+    return;
+  case TL_EXPR_UNARY: hoist_loads(g, e->u.unary.a, lanes); return;
+  case TL_EXPR_CAST: hoist_loads(g, e->u.cast.value, lanes); return;
+  case TL_EXPR_CALL:
+    for (uint32_t i = 0; i < e->u.call.nargs; i++) hoist_loads(g, e->u.call.args[i], lanes);
+    return;
+  default: return; /* selects evaluate one side only; broadcasts are scalars */
+  }
+}
+
+/* A vector store buf[idx] = value of `lanes` lanes. In a dialect with vector
+ * types: a select on a scalar condition becomes an if/else of two stores (only the
+ * chosen side is evaluated, as T.if_then_else means); a contiguous copy is one
+ * vector load and store; otherwise the contiguous loads of memory are read ahead
+ * as vectors, the lanes are computed one by one (into a temporary when the
+ * destination is memory, stored then as one vector). Without vector types: lane by
+ * lane. */
+static void print_vector_store(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx,
+                               const tl_ir_expr *value, uint16_t lanes) {
+  char dbuf[32], sbuf[32];
+  const tl_ir_expr *dr = contiguous(n, idx, lanes);
+  const char *dvt = dr ? vector_type_of(g, buf, lanes, dbuf, sizeof dbuf) : NULL;
+  if (g->d->vector_type && value->kind == TL_EXPR_SELECT && value->u.select.cond->dtype.lanes == 1) {
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__cgen_write(g, "if (");
+    tl__cgen_expr(g, value->u.select.cond, TL__PREC_TOP);
+    tl__cgen_write(g, ") {\n");
+    g->indent++;
+    print_vector_store(g, buf, n, idx, value->u.select.t, lanes);
+    g->indent--;
+    tl__cgen_line(g, "} else {");
+    g->indent++;
+    print_vector_store(g, buf, n, idx, value->u.select.f, lanes);
+    g->indent--;
+    tl__cgen_line(g, "}");
+    return;
+  }
+  if (dvt && value->kind == TL_EXPR_LOAD && tl_dtype_eq(value->u.load.buffer->dtype, buf->dtype)) {
+    const tl_ir_expr *sr = contiguous(value->u.load.n, value->u.load.indices, lanes);
+    if (sr && vector_type_of(g, value->u.load.buffer, lanes, sbuf, sizeof sbuf)) {
+      tl__sb_indent(g->out, 2 * g->indent);
+      print_vector_access(g, dvt, true, buf, dr);
+      tl__cgen_write(g, " = ");
+      print_vector_access(g, dvt, false, value->u.load.buffer, sr);
+      tl__cgen_write(g, ";\n");
+      return;
+    }
+  }
+  size_t hoisted = g->hoisted.len;
+  if (g->d->vector_type) hoist_loads(g, value, lanes);
+  if (dvt && vector_memory(buf)) {
+    const char *tmp = vector_temp(g, "vec_st", buf->dtype, lanes);
+    const char *lane = open_lanes(g, lanes);
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__cgen_write(g, "%s[%s]", tmp, lane);
+    print_assigned_value(g, buf->dtype, value);
+    close_lanes(g);
+    tl__sb_indent(g->out, 2 * g->indent);
+    print_vector_access(g, dvt, true, buf, dr);
+    tl__cgen_write(g, " = *(const %s *)%s;\n", dvt, tmp);
+  } else {
+    open_lanes(g, lanes);
+    print_assign(g, buf, n, idx, value);
+    close_lanes(g);
+  }
+  g->hoisted.len = hoisted; /* read ahead for this statement only */
+}
+
 static void print_store(tl__cgen *g, const tl_ir_stmt *s) {
   uint16_t lanes = store_lanes(s);
   if (lanes == 1) {
     print_assign(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value);
     return;
   }
-  if (print_vector_copy(g, s, lanes) || print_plain_vector_copy(g, s, lanes)) return;
-  open_lanes(g, lanes);
-  print_assign(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value);
-  close_lanes(g);
+  if (!g->d->vector_type &&
+      print_plain_vector_copy(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value, lanes))
+    return;
+  print_vector_store(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value, lanes);
 }
 
 static void print_let(tl__cgen *g, const tl_ir_stmt *s) {
@@ -800,10 +961,11 @@ static void print_let(tl__cgen *g, const tl_ir_stmt *s) {
     set_flag(g, v, FLAG_VECTOR);
     tl__free(name_copy);
   } else {
-    bool nonneg = tl__cgen_expr_nonneg(g, value);
+    bool nonneg = tl__cgen_expr_nonneg(g, value), data = tl__cgen_expr_is_data(g, value);
     char *text = tl__cgen_expr_str(g, value);
     const char *name = tl__cgen_declare(g, v);
     if (nonneg) tl__cgen_set_nonneg(g, v);
+    if (data) tl__cgen_set_data(g, v);
     if (v->dtype.code == TL_DTYPE_HANDLE)
       tl__cgen_line(g, "%s%s = %s;", type, name, text ? text : "");
     else
@@ -811,6 +973,30 @@ static void print_let(tl__cgen *g, const tl_ir_stmt *s) {
     tl__free(text);
   }
   tl__cgen_stmt(g, s->u.let.body);
+}
+
+/* A shared.dyn buffer: a pointer into the kernel's one dynamic shared array, at
+ * the next 16-byte aligned offset (docs/lowering.md); the array is declared with
+ * the first such buffer. */
+static void print_dyn_shared(tl__cgen *g, const tl_ir_buffer *buf, const char *type, int64_t size) {
+  if (!g->d->dyn_shared_decl) {
+    tl__cgen_error(g, TL_EUNSUPPORTED, "buffer '%s' (shared.dyn): the %s dialect has no dynamic shared memory",
+                   buf->name, g->d->name);
+    return;
+  }
+  if (!g->dyn_array) {
+    g->dyn_array = tl__cgen_fresh(g, "dyn_smem");
+    const char *decl = g->d->dyn_shared_decl, *at = strstr(decl, "%s");
+    if (!at) at = decl + strlen(decl);
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__sb_appendn(g->out, decl, (size_t)(at - decl));
+    tl__cgen_write(g, "%s%s\n", *at ? g->dyn_array : "", *at ? at + 2 : "");
+  }
+  const char *name = tl__cgen_declare(g, buf->data);
+  set_elem(g, buf->data, tl_dtype_scalar(buf->dtype));
+  tl__cgen_line(g, "%s *%s = (%s *)(%s + %lld);", type, name, type, g->dyn_array, (long long)g->dyn_offset);
+  int64_t bytes = size * (int64_t)tl_dtype_bytes(tl_dtype_scalar(buf->dtype));
+  g->dyn_offset += (bytes + 15) / 16 * 16;
 }
 
 static void print_alloc(tl__cgen *g, const tl_ir_stmt *s) {
@@ -827,13 +1013,17 @@ static void print_alloc(tl__cgen *g, const tl_ir_stmt *s) {
   }
   if (size == 0) size = 1; /* a zero-length array is not C */
   const char *type = tl__cgen_storage_type(g, buf->dtype);
+  bool any_shared = buf->scope == TL_SCOPE_SHARED || buf->scope == TL_SCOPE_SHARED_DYN;
+  const char *tmpl = any_shared ? g->d->shared_array : g->d->local_array;
+  /* A dialect with array templates and no dynamic shared memory declares shared.dyn
+   * buffers as fixed arrays: their sizes are constants (docs/codegen.md). */
+  if (buf->scope == TL_SCOPE_SHARED_DYN && (g->d->dyn_shared_decl || !tmpl)) {
+    print_dyn_shared(g, buf, type, size);
+    return;
+  }
   const char *name = tl__cgen_declare(g, buf->data);
   set_elem(g, buf->data, tl_dtype_scalar(buf->dtype));
-  bool shared = buf->scope == TL_SCOPE_SHARED || buf->scope == TL_SCOPE_SHARED_DYN;
-  const char *tmpl = shared ? g->d->shared_array : g->d->local_array;
   if (tmpl) {
-    /* Dialects without dynamic shared memory get shared.dyn buffers as fixed arrays
-     * too: their sizes are constants (docs/codegen.md). */
     char count[24];
     snprintf(count, sizeof count, "%lld", (long long)size);
     tl__cgen_subst sub[] = {{"T", type}, {"N", name}, {"C", count}, {"Q", tl__cgen_space(g, buf->scope)}};
@@ -842,8 +1032,11 @@ static void print_alloc(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_write(g, "\n");
     return;
   }
+  bool shared = buf->scope == TL_SCOPE_SHARED;
   const char *space = shared && g->d->shared_space && *g->d->shared_space ? g->d->shared_space : NULL;
-  tl__cgen_line(g, "%s%s%s %s[%lld];", space ? space : "", space ? " " : "", type, name, (long long)size);
+  const char *align = g->d->array_align && *g->d->array_align ? g->d->array_align : NULL;
+  tl__cgen_line(g, "%s%s%s%s%s %s[%lld];", space ? space : "", space ? " " : "", align ? align : "", align ? " " : "",
+                type, name, (long long)size);
 }
 
 /* T.atomic_add_elem through a plain-data dialect's templates (by element type). */
@@ -996,7 +1189,10 @@ void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f) {
   tl_ir_visitor v = {written_expr, written_stmt, &wc};
   tl_ir_visit_stmt(&v, f->body);
   if (wc.oom) tl__cgen_fail(g, tl__oom());
-  tl__cgen_write(g, "%s%svoid %s(", d->kernel_prefix, *d->kernel_prefix ? " " : "", f->name);
+  char bounds[96];
+  const char *qual = g->kernel_block && d->kernel_bounds ? d->kernel_bounds(g->kernel_block, bounds, sizeof bounds) : NULL;
+  tl__cgen_write(g, "%s%s%s%svoid %s(", d->kernel_prefix, *d->kernel_prefix ? " " : "", qual ? qual : "",
+                 qual ? " " : "", f->name);
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tl_ir_param *p = &f->params[i];
     char index[16];
@@ -1037,10 +1233,54 @@ void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f) {
   mark_shape_vars(g, f);
 }
 
+/* The thread-tagged variables a kernel body mentions (blockIdx.x, threadIdx.x,
+ * ...), each once. */
+typedef struct tagged_ctx {
+  tl__vec vars; /* const tl_ir_var * */
+  bool oom;
+} tagged_ctx;
+
+static bool tagged_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
+  tagged_ctx *c = v->ctx;
+  if (e->kind != TL_EXPR_VAR || !e->u.var->thread_tag) return true;
+  for (size_t i = 0; i < c->vars.len; i++)
+    if (TL__VEC_AT(&c->vars, const tl_ir_var *, i) == e->u.var) return true;
+  if (tl__vec_push(&c->vars, &e->u.var) != TL_OK) c->oom = true;
+  return true;
+}
+
+/* Declares the block and thread indices the body uses, as constants of their
+ * own type at the top of the kernel (`const int32_t tx = threadIdx.x;`): the
+ * dialect's built-ins may be unsigned, lowered index arithmetic is signed. */
+static void declare_thread_vars(tl__cgen *g, const tl_ir_func *f) {
+  tagged_ctx c = {TL__VEC_INIT(const tl_ir_var *), false};
+  tl_ir_visitor v = {tagged_expr, NULL, &c};
+  tl_ir_visit_stmt(&v, f->body);
+  if (c.oom) tl__cgen_fail(g, tl__oom());
+  g->indent++;
+  for (size_t i = 0; i < c.vars.len && g->status == TL_OK; i++) {
+    const tl_ir_var *var = TL__VEC_AT(&c.vars, const tl_ir_var *, i);
+    const char *text = NULL;
+    for (const tl__c_thread_tag *t = g->d->thread_tags; t && t->tag; t++)
+      if (strcmp(t->tag, var->thread_tag) == 0) text = t->text;
+    if (!text) {
+      tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no thread index '%s' (variable '%s')", g->d->name,
+                     var->thread_tag, var->name);
+      break;
+    }
+    const char *type = tl__cgen_type(g, var->dtype);
+    const char *name = tl__cgen_declare(g, var);
+    tl__cgen_line(g, "const %s %s = %s;", type, name, text);
+  }
+  g->indent--;
+  tl__vec_free(&c.vars);
+}
+
 void tl__cgen_kernel(tl__cgen *g, const tl_ir_func *f) {
   tl__cgen_begin_func(g);
   tl__cgen_kernel_signature(g, f);
   tl__cgen_write(g, " {\n");
+  declare_thread_vars(g, f);
   block(g, f->body);
   tl__cgen_write(g, "}\n");
 }

@@ -43,6 +43,16 @@ typedef struct tl__cgen {
   const char *lane;  /* the lane index while a vector expression prints lane by lane */
   bool no_round;     /* the next 16-bit float operation leaves out its rounding (a store narrows) */
   int loop_depth;
+  /* Constant block extents of the kernel being printed (every launch of it agrees),
+   * or NULL: for the dialect's kernel_bounds. Set by the caller of tl__cgen_kernel. */
+  const int64_t *kernel_block;
+  /* Dynamic shared memory of the current function: the next buffer's byte offset,
+   * and the name of the declared array (NULL until the first shared.dyn buffer). */
+  int64_t dyn_offset;
+  const char *dyn_array;
+  /* Vector loads of the statement being printed that were read ahead with one
+   * vector access each (tl__cgen_hoisted), printed as their temporary at a lane. */
+  tl__vec hoisted;
   /* Extension: prints a call the printer does not know (host builtins); returns false
    * if it does not know it either. */
   bool (*ext_call)(struct tl__cgen *g, const tl_ir_expr *e, int prec);
@@ -51,6 +61,11 @@ typedef struct tl__cgen {
   bool (*ext_stmt)(struct tl__cgen *g, const tl_ir_stmt *s);
   void *ext;
 } tl__cgen;
+
+typedef struct tl__cgen_hoisted {
+  const tl_ir_expr *load;
+  const char *name; /* the aligned temporary array holding its lanes */
+} tl__cgen_hoisted;
 
 typedef struct tl__cgen_helper_use {
   const tl__c_helper *helper;
@@ -93,6 +108,12 @@ bool tl__cgen_var_nonneg(const tl__cgen *g, const tl_ir_var *v);
 bool tl__cgen_expr_nonneg(const tl__cgen *g, const tl_ir_expr *e);
 /* True if v was bound to a vector (an array indexed by lane). */
 bool tl__cgen_var_vector(const tl__cgen *g, const tl_ir_var *v);
+/* Marks v as holding data (a value computed from memory), for wrap_signed_data. */
+void tl__cgen_set_data(tl__cgen *g, const tl_ir_var *v);
+/* True if e's value depends on memory: a load, or a variable bound to data. */
+bool tl__cgen_expr_is_data(const tl__cgen *g, const tl_ir_expr *e);
+/* The temporary a vector load was read ahead into, or NULL. */
+const char *tl__cgen_hoisted_name(const tl__cgen *g, const tl_ir_expr *load);
 
 /* Types: the C type holding values of t in expressions (float for float16), and the
  * type of elements of t in memory (uint16_t for float16). NULL (failure recorded) for

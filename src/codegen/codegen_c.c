@@ -14,6 +14,39 @@
 #include "transform/kernel_table.h"
 #include "tilelang/runtime.h"
 
+/* The block extents of every launch of `kernel` in the host entries, when they
+ * are constants that agree (for the dialect's kernel_bounds); false otherwise. */
+typedef struct block_ctx {
+  const char *kernel;
+  int64_t block[3];
+  int launches;
+  bool constant;
+} block_ctx;
+
+static bool block_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
+  block_ctx *c = v->ctx;
+  if (s->kind != TL_STMT_LAUNCH || !s->u.launch.kernel || strcmp(s->u.launch.kernel, c->kernel) != 0) return true;
+  for (int d = 0; d < 3; d++) {
+    const tl_ir_expr *e = s->u.launch.block[d];
+    int64_t n = !e ? 1 : e->kind == TL_EXPR_INT ? e->u.int_value : -1;
+    if (n < 1 || (c->launches && n != c->block[d])) c->constant = false;
+    c->block[d] = n;
+  }
+  c->launches++;
+  return true;
+}
+
+static bool constant_block(const tl_ir_module *mod, const char *kernel, int64_t block[3]) {
+  block_ctx c = {kernel, {1, 1, 1}, 0, true};
+  tl_ir_visitor v = {NULL, block_stmt, &c};
+  for (size_t i = 0; i < tl_ir_module_num_funcs(mod); i++) {
+    const tl_ir_func *f = tl_ir_module_func(mod, i);
+    if (f->callconv == TL_CALLCONV_PACKED && f->body) tl_ir_visit_stmt(&v, f->body);
+  }
+  memcpy(block, c.block, sizeof c.block);
+  return c.launches > 0 && c.constant;
+}
+
 tl_status tl__c_device_source(const tl__c_dialect *d, const tl_ir_module *mod, char **out) {
   *out = NULL;
   if (!mod) return tl__error(TL_EINVAL, "device codegen: module must not be NULL");
@@ -24,7 +57,10 @@ tl_status tl__c_device_source(const tl__c_dialect *d, const tl_ir_module *mod, c
     const tl_ir_func *f = tl_ir_module_func(mod, i);
     if (f->callconv != TL_CALLCONV_DEVICE_KERNEL) continue;
     if (nkernels++) tl__cgen_write(&g, "\n");
+    int64_t block[3];
+    g.kernel_block = d->kernel_bounds && constant_block(mod, f->name, block) ? block : NULL;
     tl__cgen_kernel(&g, f);
+    g.kernel_block = NULL;
     if (g.status != TL_OK) tl__error_context(g.status, "in kernel '%s': ", f->name);
   }
   tl_status s = tl__cgen_status(&g);
@@ -115,6 +151,26 @@ static tl_status build_c_host(const tl_value *args, int nargs, tl_value *ret, vo
   return TL_OK;
 }
 
+static tl_status build_cuda_mode(const tl_value *args, int nargs, tl_value *ret, bool compile, const char *name) {
+  tl_ir_module *mod = NULL;
+  const tl_target *target = NULL;
+  TL__TRY(codegen_args(args, nargs, name, &mod, &target));
+  tl_artifact *a;
+  TL__TRY(tl__cuda_device_codegen(mod, target, compile, &a));
+  *ret = tl_value_artifact(a);
+  return TL_OK;
+}
+
+static tl_status build_cuda(const tl_value *args, int nargs, tl_value *ret, void *user_data) {
+  (void)user_data;
+  return build_cuda_mode(args, nargs, ret, true, "target.build.tilelang_cuda");
+}
+
+static tl_status build_cuda_source(const tl_value *args, int nargs, tl_value *ret, void *user_data) {
+  (void)user_data;
+  return build_cuda_mode(args, nargs, ret, false, "target.build.tilelang_cuda_without_compile");
+}
+
 const tl_host_codegen tl__c_host_codegen_desc = {
   .name = "c",
   TL_GLOBAL_FUNC_HOST_CODEGEN("target.build.tilelang_c_host"),
@@ -122,5 +178,7 @@ const tl_host_codegen tl__c_host_codegen_desc = {
 
 tl_status tl__codegen_register_builtins(void) {
   TL__TRY(tl_register_global_func("target.build.tilelang_c", build_c, NULL, true));
+  TL__TRY(tl_register_global_func("target.build.tilelang_cuda", build_cuda, NULL, true));
+  TL__TRY(tl_register_global_func("target.build.tilelang_cuda_without_compile", build_cuda_source, NULL, true));
   return tl_register_global_func("target.build.tilelang_c_host", build_c_host, NULL, true);
 }

@@ -69,9 +69,23 @@ static const tl_c_pair k_atomics[] = {
   {NULL, NULL},
 };
 
+/* C++ keywords and HIP names a variable must not shadow. */
+static const char *const k_reserved[] = {
+  "alignas", "alignof", "and", "and_eq", "bitand", "bitor", "catch", "class", "compl", "constexpr",
+  "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new",
+  "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "protected", "public", "reinterpret_cast",
+  "static_assert", "static_cast", "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using",
+  "virtual", "wchar_t", "xor", "xor_eq",
+  "dim3", "min", "max", "atomicAdd", "char2", "char4", "uchar2", "uchar4", "short2", "short4", "ushort2", "ushort4",
+  "int2", "int4", "uint2", "uint4", "longlong2", "longlong4", "ulonglong2", "ulonglong4", "float2", "float4",
+  "double2", "double4", "uint", "ushort", "uchar", NULL,
+};
+
 const tl_c_dialect tl__c_dialect_hip = {
   .struct_size = sizeof(tl_c_dialect),
   .name = "hip",
+  .wrap_signed_data = true, /* no -fwrapv: signed data arithmetic through the unsigned type */
+  .reserved_words = k_reserved,
   .t_bool = "bool", .t_i8 = "int8_t", .t_i16 = "int16_t", .t_i32 = "int32_t", .t_i64 = "int64_t",
   .t_u8 = "uint8_t", .t_u16 = "uint16_t", .t_u32 = "uint32_t", .t_u64 = "uint64_t",
   .t_f32 = "float", .t_f64 = "double", .t_handle = "void *",

@@ -66,9 +66,25 @@ static const tl_c_pair k_atomics[] = {
   {NULL, NULL},
 };
 
+/* C++ keywords and Metal names a variable must not shadow. */
+static const char *const k_reserved[] = {
+  "alignas", "alignof", "and", "and_eq", "bitand", "bitor", "catch", "class", "compl", "constexpr",
+  "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new",
+  "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "protected", "public", "reinterpret_cast",
+  "static_assert", "static_cast", "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using",
+  "virtual", "wchar_t", "xor", "xor_eq",
+  "metal", "precise", "fast", "half", "bfloat", "uint3", "uchar", "ushort", "uint", "ulong", "char2", "char4",
+  "uchar2", "uchar4", "short2", "short4", "ushort2", "ushort4", "int2", "int4", "uint2", "uint4", "long2", "long4",
+  "ulong2", "ulong4", "float2", "float4", "half2", "half4", "bfloat2", "bfloat4", "simd_shuffle_xor",
+  "threadgroup_barrier", "mem_flags", "atomic_int", "atomic_uint", "atomic_float", "atomic_fetch_add_explicit",
+  "memory_order_relaxed", "min", "max", NULL,
+};
+
 const tl_c_dialect tl__c_dialect_metal = {
   .struct_size = sizeof(tl_c_dialect),
   .name = "metal",
+  .wrap_signed_data = true, /* no -fwrapv: signed data arithmetic through the unsigned type */
+  .reserved_words = k_reserved,
   .t_bool = "bool", .t_i8 = "char", .t_i16 = "short", .t_i32 = "int", .t_i64 = "long",
   .t_u8 = "uchar", .t_u16 = "ushort", .t_u32 = "uint", .t_u64 = "ulong",
   .t_f32 = "float", .t_f64 = NULL, .t_handle = NULL,

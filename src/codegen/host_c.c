@@ -21,6 +21,7 @@
 #include "base/str.h"
 #include "codegen/c_printer.h"
 #include "codegen/codegen.h"
+#include "codegen/host_emit.h"
 
 /* ------------------------------------------------------------------ prelude */
 
@@ -136,29 +137,7 @@ static void append_prelude(tl__sb *sb) {
 
 /* ---------------------------------------------------------- launch emitters */
 
-typedef struct host_ctx host_ctx;
-
-/* How host code reaches device code, chosen by the module attribute
- * tl.launch_convention. */
-typedef struct launch_emitter {
-  const char *convention;
-  bool uses_stream;
-  /* Declarations the entries need (device function prototypes, module handles). */
-  void (*declare)(tl__cgen *g, const tl_ir_module *mod);
-  /* One TL_STMT_LAUNCH. */
-  void (*launch)(tl__cgen *g, host_ctx *c, const tl_ir_stmt *s);
-} launch_emitter;
-
-struct host_ctx {
-  const tl_ir_module *mod;
-  const tl_ir_func *f;
-  const launch_emitter *emitter;
-  bool params_bound;
-  bool oom;     /* collecting `used` ran out of memory */
-  tl__vec used; /* const tl_ir_var *: variables the entry's body mentions */
-};
-
-static const tl_ir_func *find_kernel(const tl_ir_module *mod, const char *name) {
+const tl_ir_func *tl__host_find_kernel(const tl_ir_module *mod, const char *name) {
   const tl_ir_func *f = name ? tl_ir_module_find_func(mod, name) : NULL;
   return f && f->callconv == TL_CALLCONV_DEVICE_KERNEL ? f : NULL;
 }
@@ -177,9 +156,9 @@ static void call_declare(tl__cgen *g, const tl_ir_module *mod) {
 
 static bool is_one(const tl_ir_expr *e) { return !e || (e->kind == TL_EXPR_INT && e->u.int_value == 1); }
 
-static void call_launch(tl__cgen *g, host_ctx *c, const tl_ir_stmt *s) {
+static void call_launch(tl__cgen *g, tl__host_ctx *c, const tl_ir_stmt *s) {
   const char *name = s->u.launch.kernel;
-  const tl_ir_func *k = find_kernel(c->mod, name);
+  const tl_ir_func *k = tl__host_find_kernel(c->mod, name);
   if (!k) {
     tl__cgen_error(g, TL_EINVAL, "launch of '%s', which is not a device kernel of the module", name ? name : "(null)");
     return;
@@ -204,21 +183,22 @@ static void call_launch(tl__cgen *g, host_ctx *c, const tl_ir_stmt *s) {
   tl__cgen_write(g, ");\n");
 }
 
-static const launch_emitter k_emitters[] = {
-  {"call", false, call_declare, call_launch},
-  {NULL, false, NULL, NULL},
-};
+static const tl__launch_emitter k_call_emitter = {"call", false, call_declare, call_launch, NULL};
 
-static tl_status find_emitter(const tl_ir_module *mod, const launch_emitter **out) {
+/* The emitters, by convention name: a new convention is a new entry. */
+static const tl__launch_emitter *const k_emitters[] = {&k_call_emitter, &tl__cuda_driver_emitter, NULL};
+
+static tl_status find_emitter(const tl_ir_module *mod, const tl__launch_emitter **out) {
   const tl_ir_attr *a = tl_ir_module_attr(mod, "tl.launch_convention");
   tl__sb known = TL__SB_INIT;
-  for (const launch_emitter *e = k_emitters; e->convention; e++) {
+  for (size_t i = 0; k_emitters[i]; i++) {
+    const tl__launch_emitter *e = k_emitters[i];
     if (a && a->kind == TL_ATTR_STR && a->s && strcmp(a->s, e->convention) == 0) {
       tl__sb_free(&known);
       *out = e;
       return TL_OK;
     }
-    tl__sb_appendf(&known, "%s%s", e == k_emitters ? "" : ", ", e->convention);
+    tl__sb_appendf(&known, "%s%s", i ? ", " : "", e->convention);
   }
   tl_status s;
   if (!a || a->kind != TL_ATTR_STR)
@@ -246,7 +226,7 @@ static bool const_arg(tl__cgen *g, const tl_ir_expr *e, uint32_t k, int64_t *out
 static bool host_call(tl__cgen *g, const tl_ir_expr *e, int prec) {
   tl_ir_op op = e->u.call.op;
   if (op < TL_OP_ARG_NUM || op > TL_OP_ARG_DATA_ALIGNED) return false;
-  host_ctx *c = g->ext;
+  tl__host_ctx *c = g->ext;
   int64_t i = 0, d = 0;
   if (op != TL_OP_ARG_NUM && !const_arg(g, e, 0, &i)) return true;
   if ((op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE || op == TL_OP_ARG_DATA_ALIGNED) && !const_arg(g, e, 1, &d))
@@ -341,7 +321,7 @@ static size_t parse_placeholder(const char *s, placeholder *p) {
 }
 
 /* Adds the printf conversion and argument of placeholder p; false if unknown. */
-static bool render_placeholder(tl__cgen *g, host_ctx *c, const placeholder *p, tl__sb *fmt, tl__sb *args, int *bufs) {
+static bool render_placeholder(tl__cgen *g, tl__host_ctx *c, const placeholder *p, tl__sb *fmt, tl__sb *args, int *bufs) {
   static const struct {
     const char *name;
     int nargs;
@@ -384,7 +364,7 @@ static bool render_placeholder(tl__cgen *g, host_ctx *c, const placeholder *p, t
   return true;
 }
 
-static void print_assert(tl__cgen *g, host_ctx *c, const tl_ir_stmt *s) {
+static void print_assert(tl__cgen *g, tl__host_ctx *c, const tl_ir_stmt *s) {
   const char *msg = s->u.assert_.message ? s->u.assert_.message : "argument check failed";
   tl__sb fmt = TL__SB_INIT, args = TL__SB_INIT;
   int bufs = 0;
@@ -427,21 +407,21 @@ static void print_assert(tl__cgen *g, host_ctx *c, const tl_ir_stmt *s) {
 
 /* ------------------------------------------------------------ host entries */
 
-static bool used(const host_ctx *c, const tl_ir_var *v) {
+static bool used(const tl__host_ctx *c, const tl_ir_var *v) {
   for (size_t i = 0; i < c->used.len; i++)
     if (TL__VEC_AT(&c->used, const tl_ir_var *, i) == v) return true;
   return false;
 }
 
 static bool collect_var(tl_ir_visitor *v, const tl_ir_expr *e) {
-  host_ctx *c = v->ctx;
+  tl__host_ctx *c = v->ctx;
   if (e->kind == TL_EXPR_VAR && !used(c, e->u.var) && tl__vec_push(&c->used, &e->u.var) != TL_OK)
     c->oom = true;
   return true;
 }
 
 /* After the asserts: the parameters the rest of the entry uses, as locals. */
-static void bind_params(tl__cgen *g, host_ctx *c) {
+static void bind_params(tl__cgen *g, tl__host_ctx *c) {
   if (c->params_bound) return;
   c->params_bound = true;
   for (uint32_t i = 0; i < c->f->nparams; i++) {
@@ -467,7 +447,7 @@ static void bind_params(tl__cgen *g, host_ctx *c) {
 }
 
 static bool host_stmt(tl__cgen *g, const tl_ir_stmt *s) {
-  host_ctx *c = g->ext;
+  tl__host_ctx *c = g->ext;
   switch (s->kind) {
   case TL_STMT_ASSERT:
     print_assert(g, c, s);
@@ -477,17 +457,23 @@ static bool host_stmt(tl__cgen *g, const tl_ir_stmt *s) {
   case TL_STMT_LAUNCH:
     bind_params(g, c);
     c->emitter->launch(g, c, s);
+    c->launches++;
     return true;
-  case TL_STMT_LET:
+  case TL_STMT_LET: {
     bind_params(g, c);
+    /* A symbolic dim read from a shape: the checks before made it a size. */
+    const tl_ir_expr *v = s->u.let.value;
+    if (v->kind == TL_EXPR_CAST) v = v->u.cast.value;
+    if (v->kind == TL_EXPR_CALL && v->u.call.op == TL_OP_ARG_SHAPE) tl__cgen_set_nonneg(g, s->u.let.var);
     return false;
+  }
   default:
     tl__cgen_error(g, TL_EUNSUPPORTED, "a host entry holds only checks, lets and launches (docs/lowering.md)");
     return true;
   }
 }
 
-static void print_entry(tl__cgen *g, host_ctx *c) {
+static void print_entry(tl__cgen *g, tl__host_ctx *c) {
   const tl_ir_func *f = c->f;
   tl__cgen_begin_func(g);
   if (!tl__c_is_identifier(f->name)) {
@@ -499,6 +485,7 @@ static void print_entry(tl__cgen *g, host_ctx *c) {
   for (size_t i = 0; i < tl_ir_module_num_funcs(c->mod); i++) tl__cgen_reserve(g, tl_ir_module_func(c->mod, i)->name);
   tl__vec_init(&c->used, sizeof(const tl_ir_var *));
   c->params_bound = c->oom = false;
+  c->launches = 0;
   tl_ir_visitor v = {collect_var, NULL, c};
   tl_ir_visit_stmt(&v, f->body);
   if (c->oom) tl__cgen_fail(g, tl__oom());
@@ -506,6 +493,7 @@ static void print_entry(tl__cgen *g, host_ctx *c) {
   g->indent = 1;
   if (!c->emitter->uses_stream) tl__cgen_line(g, "(void)stream;");
   tl__cgen_stmt(g, f->body);
+  if (c->emitter->finish) c->emitter->finish(g, c);
   tl__cgen_line(g, "return 0;");
   g->indent = 0;
   tl__cgen_write(g, "}\n");
@@ -515,11 +503,11 @@ static void print_entry(tl__cgen *g, host_ctx *c) {
 tl_status tl__c_host_source(const tl_ir_module *mod, char **out) {
   *out = NULL;
   if (!mod) return tl__error(TL_EINVAL, "host codegen: module must not be NULL");
-  const launch_emitter *emitter;
+  const tl__launch_emitter *emitter = NULL;
   TL__TRY(find_emitter(mod, &emitter));
   tl__cgen g;
   tl__cgen_init(&g, &tl__c_dialect_c);
-  host_ctx c = {mod, NULL, emitter, false, false, TL__VEC_INIT(const tl_ir_var *)};
+  tl__host_ctx c = {mod, NULL, emitter, false, false, TL__VEC_INIT(const tl_ir_var *), 0};
   g.ext = &c;
   g.ext_call = host_call;
   g.ext_stmt = host_stmt;

@@ -35,6 +35,15 @@ static bool scalar_c_type(tl_dtype t, const char **ctype, const char **member, i
   return false;
 }
 
+/* Where the tensors live, for the header's comment. */
+static const char *memory_words(const tl_target *target) {
+  switch (tl_target_device_type(target)) {
+  case 1: return "host memory";
+  case 2: return "CUDA device memory (kDLCUDA), all on one device";
+  default: return "the target device's memory";
+  }
+}
+
 /* The header: the packed entry, its value type, and a typed wrapper `<entry>_call`. */
 static tl_status make_header(const tl_kernel_table *t, const tl_target *target, const char *lib, char **out) {
   *out = NULL;
@@ -50,9 +59,9 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
   tl__sb_appendf(&sb,
                  "/* %s.h - ahead-of-time export of TileLang kernel '%s' (tilelang-c %s).\n"
                  " * Target: %s\n"
-                 " * Link with %s. Tensors are DLPack DLTensors (dlpack/dlpack.h) in host memory,\n"
+                 " * Link with %s. Tensors are DLPack DLTensors (dlpack/dlpack.h) in %s,\n"
                  " * compact, with the dtypes and shapes below. Both functions return 0 on success;\n"
-                 " * otherwise they write a message naming the offending argument into err. */\n"
+                 " * otherwise they write a message naming the offending argument into err.%s */\n"
                  "#ifndef %s\n#define %s\n\n#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
                  "/* DLPack's tensor, unless dlpack/dlpack.h was included first (include it before\n"
@@ -73,7 +82,11 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
                  "  union {\n    int64_t i;\n    double f;\n    bool b;\n    const char *s;\n"
                  "    const void *bytes;\n    void *ptr;\n    DLTensor *tensor;\n  } v;\n"
                  "} TLValue;\n#endif\n\n",
-                 t->entry, t->entry, tl_version(), tl_target_str(target), lib, guard, guard);
+                 t->entry, t->entry, tl_version(), tl_target_str(target), lib, memory_words(target),
+                 tl_target_device_type(target) == 2 ? "\n * The typed wrapper launches on the default stream; the packed entry on the\n"
+                                                      " * stream it is given (a CUstream, NULL: the default one)."
+                                                    : "",
+                 guard, guard);
   tl__sb_appendf(&sb, "/* The packed entry: args in the order of the parameters below. */\n"
                       "int32_t %s(const TLValue *args, int32_t nargs, void *stream, char *err, size_t errcap);\n\n",
                  t->entry);
@@ -133,10 +146,12 @@ static tl_status put(const char *dir, const char *name, const char *text, size_t
   return s;
 }
 
-/* "<entry>_<role>.<format>" with the format reduced to a file extension. */
+/* "<entry>_<role>.<format>" with the format reduced to a file extension. The
+ * source of a compiled GPU binary (cubin, fatbin) and of format "cuda" is CUDA: .cu. */
 static char *source_name(const char *entry, const char *role, const char *format) {
   char ext[32];
   size_t n = 0;
+  if (!strcmp(format, "cuda") || !strcmp(format, "cubin") || !strcmp(format, "fatbin")) format = "cu";
   for (const char *p = format; *p && n + 1 < sizeof ext; p++)
     if (isalnum((unsigned char)*p)) ext[n++] = (char)tolower((unsigned char)*p);
   ext[n] = '\0';
@@ -181,6 +196,15 @@ static tl_status export_built(const tl__lowered *l, const tl__exec_impl *impl, c
     else s = put(dir, dname, tl_artifact_source(l->device), strlen(tl_artifact_source(l->device)));
     tl__free(dname);
     dname = NULL;
+    /* A compiled binary (a cubin the library embeds) is exported beside it. */
+    size_t size = 0;
+    const void *bin = tl_artifact_binary(l->device, &size);
+    if (s == TL_OK && bin && size) {
+      if (!(dname = tl__format("%s.%s", entry, tl_artifact_format(l->device)))) s = TL_ENOMEM;
+      else s = put(dir, dname, bin, size);
+      tl__free(dname);
+      dname = NULL;
+    }
   }
   if (s == TL_OK && l->host) {
     if (!(dname = source_name(entry, "host", tl_artifact_format(l->host)))) s = TL_ENOMEM;

@@ -51,5 +51,7 @@ tl_status tl__runtime_register_builtins(void) {
 #ifdef TL_HAVE_LIBTCC
   TL__TRY(tl__register_exec_impl(&tl__exec_tcc));
 #endif
+  TL__TRY(tl__register_exec_impl(&tl__exec_nvrtc));
+  TL__TRY(tl__register_exec_impl(&tl__exec_nvcc));
   return tl__register_exec_impl(&tl__exec_source);
 }

@@ -52,6 +52,9 @@ static tl_status validate_params(const tl_kernel_table *t) {
     if (!dtype_known(p->dtype)) return BAD("parameter '%s' has an unknown dtype", p->name);
     if (!p->is_tensor && p->ndim) return BAD("scalar parameter '%s' has dimensions", p->name);
     if (p->ndim && !p->dims) return BAD("parameter '%s' has %u dimensions but no dimension array", p->name, p->ndim);
+    if (p->data_alignment & (p->data_alignment - 1))
+      return BAD("parameter '%s' has alignment %u, not a power of two", p->name, p->data_alignment);
+    if (!p->is_tensor && p->data_alignment > 1) return BAD("scalar parameter '%s' has an alignment", p->name);
     for (uint32_t d = 0; d < p->ndim; d++) {
       const tl_host_dim *dim = &p->dims[d];
       if (dim->sym < -1 || (dim->sym >= 0 && (uint32_t)dim->sym >= t->nsyms))

@@ -245,34 +245,49 @@ tl_status tl__write_translation_unit(const tl__build_request *req, const char *p
   return tl__write_file_parts(path, parts);
 }
 
-static tl_status native_build(const tl__build_request *req, const char *dir) {
+tl_status tl__native_compile_shared(const char *src, const char *so, bool openmp, bool portable,
+                                    const char *const *libs) {
   const compiler *cc;
   TL__TRY(get_compiler(&cc));
+  size_t nlibs = 0;
+  while (libs && libs[nlibs]) nlibs++;
+  const char **extra = tl__calloc(sizeof k_flags / sizeof k_flags[0] + nlibs + 6, sizeof *extra);
+  if (!extra) return tl__oom();
+  size_t n = 0;
+  for (size_t i = 0; k_flags[i]; i++)
+    if (!portable || strcmp(k_flags[i], "-march=native") != 0) extra[n++] = k_flags[i];
+  if (openmp && cc->openmp) extra[n++] = "-fopenmp";
+  extra[n++] = "-o";
+  extra[n++] = so;
+  extra[n++] = src;
+  extra[n++] = "-lm";
+  for (size_t i = 0; i < nlibs; i++) extra[n++] = libs[i];
+  extra[n] = NULL;
+  char *out = NULL;
+  int status = -1;
+  tl_status s = run_cc(cc->argv, extra, &out, &status);
+  if (s == TL_OK && status != 0) {
+    size_t len = out ? strlen(out) : 0;
+    while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == '\r')) out[--len] = '\0';
+    s = tl__error(TL_ECOMPILE, "C compiler '%s' failed (exit status %d) on %s:\n%s", cc->argv[0], status, src,
+                  out ? out : "");
+  }
+  tl__free(out);
+  tl__free(extra);
+  return s;
+}
+
+const char *tl__native_compiler_version(void) {
+  const compiler *cc;
+  return get_compiler_ex(false, &cc) == TL_OK ? cc->version : NULL;
+}
+
+static tl_status native_build(const tl__build_request *req, const char *dir) {
   if (!req->host)
     return tl__error(TL_EINVAL, "execution backend 'native' needs host code (the backend's spec must enable host codegen)");
   char *src = tl__path_join(dir, "kernel.c"), *so = tl__path_join(dir, "kernel.so");
   tl_status s = src && so ? tl__write_translation_unit(req, src) : TL_ENOMEM;
-  if (s == TL_OK) {
-    const char *extra[sizeof k_flags / sizeof k_flags[0] + 6]; /* flags, -fopenmp -o so src -lm NULL */
-    size_t n = 0;
-    for (size_t i = 0; k_flags[i]; i++) extra[n++] = k_flags[i];
-    if (cc->openmp) extra[n++] = "-fopenmp";
-    extra[n++] = "-o";
-    extra[n++] = so;
-    extra[n++] = src;
-    extra[n++] = "-lm";
-    extra[n] = NULL;
-    char *out = NULL;
-    int status = -1;
-    s = run_cc(cc->argv, extra, &out, &status);
-    if (s == TL_OK && status != 0) {
-      size_t n = out ? strlen(out) : 0;
-      while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r')) out[--n] = '\0';
-      s = tl__error(TL_ECOMPILE, "C compiler '%s' failed (exit status %d) on %s:\n%s", cc->argv[0], status, src,
-                    out ? out : "");
-    }
-    tl__free(out);
-  }
+  if (s == TL_OK) s = tl__native_compile_shared(src, so, true, false, NULL);
   tl__free(src);
   tl__free(so);
   return s;

@@ -10,7 +10,7 @@
 static tl_kernel_table *rich_table(void) {
   static const tl_host_dim da[2] = {{0, 0}, {64, -1}}, db[1] = {{0, 0}}, dc[2] = {{0, 1}, {0, 0}};
   tl_host_param params[4] = {{"A", true, TL_DT_FLOAT16, 2, da, false, 0},
-                             {"B", true, TL_DT_FLOAT32, 1, db, false, 0},
+                             {"B", true, TL_DT_FLOAT32, 1, db, false, 16},
                              {"K", false, TL_DT_INT32, 0, NULL, false, 0},
                              {"C", true, TL_DT_BFLOAT16, 2, dc, true, 0}};
   tl_host_sym syms[2] = {{"N", 0, 0}, {"K", 2, -1}};
@@ -51,6 +51,7 @@ static void assert_tables_equal(const tl_kernel_table *a, const tl_kernel_table 
     assert_int_equal(p->is_tensor, q->is_tensor);
     assert_true(tl_dtype_eq(p->dtype, q->dtype));
     assert_int_equal(p->is_output, q->is_output);
+    assert_int_equal(p->data_alignment, q->data_alignment);
     assert_int_equal(p->ndim, q->ndim);
     for (uint32_t d = 0; d < p->ndim; d++) {
       assert_int_equal(p->dims[d].sym, q->dims[d].sym);
@@ -113,6 +114,7 @@ static void test_json_round_trip(void **state) {
   json = tl_kernel_table_to_json(tables[0]);
   assert_non_null(strstr(json, "\"entry\":\"f\\\"x\\\\\""));
   assert_non_null(strstr(json, "\"grid\":[[{\"sym\":0},127,\"add\",128,\"floordiv\"],[{\"sym\":1},4,\"max\"],[]]"));
+  assert_non_null(strstr(json, "\"dims\":[{\"sym\":0}],\"output\":false,\"align\":16}"));
   tl_free(json);
   tl_kernel_table_free(tables[0]);
   tl_kernel_table_free(tables[1]);
@@ -161,6 +163,15 @@ static void test_json_errors(void **state) {
     {"{\"entry\":\"f\",\"params\":[{\"name\":\"A\",\"tensor\":true,\"dtype\":\"float32\",\"dims\":[16],"
      "\"output\":false}],\"syms\":[{\"name\":\"N\",\"param\":0,\"dim\":0}],\"launches\":[]}",
      "symbolic dim 'N' is bound by dimension 0 of parameter 'A', which is not that dim"},
+    {"{\"entry\":\"f\",\"params\":[{\"name\":\"A\",\"tensor\":true,\"dtype\":\"float32\",\"dims\":[4],"
+     "\"output\":false,\"align\":\"16\"}],\"syms\":[],\"launches\":[]}",
+     "parameter 0: 'align' must be a non-negative integer"},
+    {"{\"entry\":\"f\",\"params\":[{\"name\":\"A\",\"tensor\":true,\"dtype\":\"float32\",\"dims\":[4],"
+     "\"output\":false,\"align\":12}],\"syms\":[],\"launches\":[]}",
+     "invalid kernel table: parameter 'A' has alignment 12, not a power of two"},
+    {"{\"entry\":\"f\",\"params\":[{\"name\":\"n\",\"tensor\":false,\"dtype\":\"int32\",\"dims\":[],"
+     "\"output\":false,\"align\":4}],\"syms\":[],\"launches\":[]}",
+     "invalid kernel table: scalar parameter 'n' has an alignment"},
     {"{\"entry\":\"\",\"params\":[],\"syms\":[],\"launches\":[]}", "invalid kernel table: no entry symbol"},
     {"{\"entry\":\"f\",\"entry\":\"g\",\"params\":[],\"syms\":[],\"launches\":[]}", "duplicate"},
   };
@@ -348,7 +359,7 @@ static void test_bind_args(void **state) {
    * K int32 scalar binding sym K, C bfloat16 [K, N]). */
   t = rich_table();
   uint16_t a[2 * 64] = {0}, c[3 * 2] = {0};
-  float b[2] = {0};
+  _Alignas(16) float b[4] = {0}; /* B needs 16-byte aligned data */
   host_tensor ha, hb, hc;
   tl_value v[4] = {ht_wrap(&ha, TL_DT_FLOAT16, a, 2, 2, 64), ht_wrap(&hb, TL_DT_FLOAT32, b, 1, 2, 0),
                    tl_value_int(3), ht_wrap(&hc, TL_DT_BFLOAT16, c, 2, 3, 2)};
@@ -369,6 +380,13 @@ static void test_bind_args(void **state) {
   ha.shape[1] = 63;
   TL_ASSERT_ERR(tl_kernel_table_bind_args(t, v, 4, kDLCPU, s2), TL_EINVAL, NULL);
   TL_ASSERT_MSG("argument 'A': dimension 1 must be 64 but is 63");
+  ha.shape[1] = 64;
+  hb.t.byte_offset = 4; /* the last check: data alignment for vector accesses */
+  TL_ASSERT_ERR(tl_kernel_table_bind_args(t, v, 4, kDLCPU, s2), TL_EINVAL, NULL);
+  TL_ASSERT_MSG("argument 'B': the tensor's data must be aligned to 16 bytes (the kernel uses vector accesses)");
+  hb.t.byte_offset = 8;
+  hb.t.data = b + 2; /* data + byte_offset = b + 4 floats: aligned again */
+  TL_ASSERT_OK(tl_kernel_table_bind_args(t, v, 4, kDLCPU, s2));
   tl_kernel_table_free(t);
 }
 

@@ -114,7 +114,8 @@ static void test_source(void **state) {
   assert_false(file_size(dir, "host.c", &size)); /* no host code: launched from the table */
   const char *src = tl_kernel_device_source(k);
   assert_non_null(strstr(src, "__kernel void vector_add_kernel(__global const float *restrict A"));
-  assert_non_null(strstr(src, "(int)get_group_id(0) * 256 + (int)get_local_id(0)"));
+  assert_non_null(strstr(src, "const int bx = (int)get_group_id(0);"));
+  assert_non_null(strstr(src, "const int idx = bx * 256 + tx;"));
   pt_dim dims[1] = {{"N", 5}};
   pt_args a = pt_args_make(tl_ir_module_find_func(m, "vector_add"), dims, 1, 1);
   TL_ASSERT_ERR(tl_kernel_call(k, a.values, (int)a.n, NULL), TL_EUNSUPPORTED,

@@ -33,7 +33,9 @@ static void test_registry(void **state) {
   assert_ptr_equal(tl__find_exec_impl("tcc"), &tl__exec_tcc);
 #endif
   assert_null(tl__find_exec_impl("Native"));
-  assert_null(tl__find_exec_impl("nvrtc"));
+  assert_ptr_equal(tl__find_exec_impl("nvrtc"), &tl__exec_nvrtc);
+  assert_ptr_equal(tl__find_exec_impl("nvcc"), &tl__exec_nvcc);
+  assert_null(tl__find_exec_impl("NVRTC"));
   assert_null(tl__find_exec_impl(NULL));
   static const tl__exec_impl fake = {"fake", fake_files, fake_identity, fake_build, fake_load};
   static const tl__exec_impl fake2 = {"fake", fake_files, fake_identity, fake_build, fake_load};

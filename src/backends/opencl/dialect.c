@@ -161,9 +161,25 @@ static const tl_c_pair k_atomic_templates[] = {
   {NULL, NULL},
 };
 
+/* OpenCL C's words and built-ins a variable must not shadow (a variable named
+ * `barrier` would hide the function in its scope). */
+static const char *const k_reserved[] = {
+  "__kernel", "__global", "__local", "__constant", "__private", "read_only", "write_only", "read_write", "uchar",
+  "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "image2d_t", "sampler_t", "event_t",
+  "barrier", "mem_fence", "get_group_id", "get_local_id", "get_global_id", "get_local_size", "get_num_groups",
+  "vload2", "vload4", "vload8", "vload16", "vstore2", "vstore4", "vstore8", "vstore16", "as_uint", "as_float",
+  "as_ulong", "as_double", "atomic_add", "atomic_cmpxchg", "atom_add", "atom_cmpxchg", "min", "max", "clamp",
+  "select", "mad", "rsqrt", "char2", "char4", "char8", "char16", "uchar2", "uchar4", "uchar8", "uchar16", "short2",
+  "short4", "short8", "short16", "ushort2", "ushort4", "ushort8", "ushort16", "int2", "int4", "int8", "int16",
+  "uint2", "uint4", "uint8", "uint16", "long2", "long4", "long8", "long16", "ulong2", "ulong4", "ulong8", "ulong16",
+  "float2", "float4", "float8", "float16", "double2", "double4", "double8", "double16", NULL,
+};
+
 const tl_c_dialect tlp_opencl_dialect = {
   .struct_size = sizeof(tl_c_dialect),
   .name = "opencl",
+  .wrap_signed_data = true, /* no -fwrapv: signed data arithmetic through the unsigned type */
+  .reserved_words = k_reserved,
   .t_bool = "bool", .t_i8 = "char", .t_i16 = "short", .t_i32 = "int", .t_i64 = "long",
   .t_u8 = "uchar", .t_u16 = "ushort", .t_u32 = "uint", .t_u64 = "ulong",
   .t_f32 = "float", .t_f64 = "double", .t_handle = "void *",

@@ -6,17 +6,19 @@
 #include <stdint.h>
 
 extern "C" __global__ void cumsum_kernel(const float *__restrict__ A, float *__restrict__ B) {
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t bx = (int)blockIdx.x;
   __shared__ float A_shared[512] __attribute__((aligned(16)));
-  *(float4 *)&A_shared[(int)threadIdx.x / 16 * 64 + (int)threadIdx.x % 16 * 4] = *(const float4 *)&A[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4];
+  *(float4 *)&A_shared[tx / 16 * 64 + tx % 16 * 4] = *(const float4 *)&A[(bx * 8 + tx / 16) * 64 + tx % 16 * 4];
   __syncthreads();
-  if ((int)threadIdx.x < 8) {
+  if (tx < 8) {
     float acc[1] __attribute__((aligned(16)));
     acc[0] = 0.0f;
     for (int32_t i = 0; i < 64; ++i) {
-      acc[0] = acc[0] + A_shared[(int)threadIdx.x % 8 * 64 + i];
-      A_shared[(int)threadIdx.x % 8 * 64 + i] = acc[0];
+      acc[0] = acc[0] + A_shared[tx % 8 * 64 + i];
+      A_shared[tx % 8 * 64 + i] = acc[0];
     }
   }
   __syncthreads();
-  *(float4 *)&B[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4] = *(const float4 *)&A_shared[(int)threadIdx.x / 16 * 64 + (int)threadIdx.x % 16 * 4];
+  *(float4 *)&B[(bx * 8 + tx / 16) * 64 + tx % 16 * 4] = *(const float4 *)&A_shared[tx / 16 * 64 + tx % 16 * 4];
 }

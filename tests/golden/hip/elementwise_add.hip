@@ -6,28 +6,34 @@
 #include <stdint.h>
 
 extern "C" __global__ void elementwise_add_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C) {
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t by = (int)blockIdx.y;
+  const int32_t bx = (int)blockIdx.x;
   __shared__ float A_shared[1024] __attribute__((aligned(16)));
   __shared__ float B_shared[1024] __attribute__((aligned(16)));
   float C_local[8] __attribute__((aligned(16)));
   for (int32_t rr = 0; rr < 2; ++rr) {
+    #pragma unroll
     for (int32_t lane = 0; lane < 4; ++lane) {
-      A_shared[(rr * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane] = (int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8) < 100 && (int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 120 ? A[((int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8)) * 120 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4) + lane] : 0.0f;
+      A_shared[(rr * 16 + tx / 8) * 32 + tx % 8 * 4 + lane] = by * 32 + (rr * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120 ? A[(by * 32 + (rr * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4) + lane] : 0.0f;
     }
   }
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
+    #pragma unroll
     for (int32_t lane_1 = 0; lane_1 < 4; ++lane_1) {
-      B_shared[(rr_1 * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane_1] = (int)blockIdx.y * 32 + (rr_1 * 16 + (int)threadIdx.x / 8) < 100 && (int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 120 ? B[((int)blockIdx.y * 32 + (rr_1 * 16 + (int)threadIdx.x / 8)) * 120 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4) + lane_1] : 0.0f;
+      B_shared[(rr_1 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_1] = by * 32 + (rr_1 * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120 ? B[(by * 32 + (rr_1 * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4) + lane_1] : 0.0f;
     }
   }
   __syncthreads();
   for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
+    #pragma unroll
     for (int32_t lane_2 = 0; lane_2 < 4; ++lane_2) {
-      C_local[rr_2 * 4 + lane_2] = A_shared[(rr_2 * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane_2] + B_shared[(rr_2 * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane_2];
+      C_local[rr_2 * 4 + lane_2] = A_shared[(rr_2 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_2] + B_shared[(rr_2 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_2];
     }
   }
   for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
-    if ((int)blockIdx.y * 32 + (rr_3 * 16 + (int)threadIdx.x / 8) < 100 && (int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 120) {
-      *(float4 *)&C[((int)blockIdx.y * 32 + (rr_3 * 16 + (int)threadIdx.x / 8)) * 120 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4)] = *(const float4 *)&C_local[rr_3 * 4];
+    if (by * 32 + (rr_3 * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120) {
+      *(float4 *)&C[(by * 32 + (rr_3 * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4)] = *(const float4 *)&C_local[rr_3 * 4];
     }
   }
 }

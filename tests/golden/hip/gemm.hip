@@ -12,36 +12,44 @@ static inline __device__ float tl_round_bf16(float x) { return __bfloat162float(
 #endif
 
 extern "C" __global__ void matmul_kernel(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C) {
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t by = (int)blockIdx.y;
+  const int32_t bx = (int)blockIdx.x;
   __shared__ __half A_shared[1024] __attribute__((aligned(16)));
   __shared__ __half B_shared[1024] __attribute__((aligned(16)));
   float C_local[8] __attribute__((aligned(16)));
   for (int32_t mi = 0; mi < 2; ++mi) {
+    #pragma unroll
     for (int32_t lane = 0; lane < 4; ++lane) {
       C_local[mi * 4 + lane] = 0.0f;
     }
   }
   for (int32_t k = 0; k < 3; ++k) {
     __syncthreads();
+    #pragma unroll
     for (int32_t lane_1 = 0; lane_1 < 8; ++lane_1) {
-      A_shared[(int)threadIdx.x / 4 * 32 + (int)threadIdx.x % 4 * 8 + lane_1] = __float2half_rn(k * 32 + (int)threadIdx.x % 4 * 8 < 72 ? __half2float(A[((int)blockIdx.y * 32 + (int)threadIdx.x / 4) * 72 + (k * 32 + (int)threadIdx.x % 4 * 8) + lane_1]) : 0.0f);
+      A_shared[tx / 4 * 32 + tx % 4 * 8 + lane_1] = __float2half_rn(k * 32 + tx % 4 * 8 < 72 ? __half2float(A[(by * 32 + tx / 4) * 72 + (k * 32 + tx % 4 * 8) + lane_1]) : 0.0f);
     }
+    #pragma unroll
     for (int32_t lane_2 = 0; lane_2 < 8; ++lane_2) {
-      B_shared[(int)threadIdx.x / 4 * 32 + (int)threadIdx.x % 4 * 8 + lane_2] = __float2half_rn(k * 32 + (int)threadIdx.x / 4 < 72 && (int)blockIdx.x * 32 + (int)threadIdx.x % 4 * 8 < 80 ? __half2float(B[(k * 32 + (int)threadIdx.x / 4) * 80 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 4 * 8) + lane_2]) : 0.0f);
+      B_shared[tx / 4 * 32 + tx % 4 * 8 + lane_2] = __float2half_rn(k * 32 + tx / 4 < 72 && bx * 32 + tx % 4 * 8 < 80 ? __half2float(B[(k * 32 + tx / 4) * 80 + (bx * 32 + tx % 4 * 8) + lane_2]) : 0.0f);
     }
     __syncthreads();
     for (int32_t k_1 = 0; k_1 < 32; ++k_1) {
       #pragma unroll
       for (int32_t mi_1 = 0; mi_1 < 2; ++mi_1) {
+        #pragma unroll
         for (int32_t lane_3 = 0; lane_3 < 4; ++lane_3) {
-          C_local[mi_1 * 4 + lane_3] = C_local[mi_1 * 4 + lane_3] + __half2float(A_shared[((int)threadIdx.x / 8 * 2 + mi_1) * 32 + k_1]) * __half2float(B_shared[k_1 * 32 + (int)threadIdx.x % 8 * 4 + lane_3]);
+          C_local[mi_1 * 4 + lane_3] = C_local[mi_1 * 4 + lane_3] + __half2float(A_shared[(tx / 8 * 2 + mi_1) * 32 + k_1]) * __half2float(B_shared[k_1 * 32 + tx % 8 * 4 + lane_3]);
         }
       }
     }
   }
   for (int32_t mi_2 = 0; mi_2 < 2; ++mi_2) {
-    if ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 80) {
+    if (bx * 32 + tx % 8 * 4 < 80) {
+      #pragma unroll
       for (int32_t lane_4 = 0; lane_4 < 4; ++lane_4) {
-        C[((int)blockIdx.y * 32 + ((int)threadIdx.x / 8 * 2 + mi_2)) * 80 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4) + lane_4] = __float2half_rn(C_local[mi_2 * 4 + lane_4]);
+        C[(by * 32 + (tx / 8 * 2 + mi_2)) * 80 + (bx * 32 + tx % 8 * 4) + lane_4] = __float2half_rn(C_local[mi_2 * 4 + lane_4]);
       }
     }
   }

@@ -6,26 +6,30 @@
 #include <stdint.h>
 
 extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const float *__restrict__ W, float *__restrict__ B) {
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t bx = (int)blockIdx.x;
   __shared__ float A_shared[768] __attribute__((aligned(16)));
   __shared__ float red_buf[8] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
   float A_sq[8] __attribute__((aligned(16)));
   float A_rms[8] __attribute__((aligned(16)));
   for (int32_t rc = 0; rc < 2; ++rc) {
-    if (rc * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc * 16 + tx % 16 < 24) {
+      #pragma unroll
       for (int32_t lane = 0; lane < 4; ++lane) {
-        A_shared[(int)threadIdx.x / 16 * 96 + (rc * 16 + (int)threadIdx.x % 16) * 4 + lane] = (int)blockIdx.x * 8 + (int)threadIdx.x / 16 < 45 ? A[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 96 + (rc * 16 + (int)threadIdx.x % 16) * 4 + lane] : 0.0f;
+        A_shared[tx / 16 * 96 + (rc * 16 + tx % 16) * 4 + lane] = bx * 8 + tx / 16 < 45 ? A[(bx * 8 + tx / 16) * 96 + (rc * 16 + tx % 16) * 4 + lane] : 0.0f;
       }
     }
   }
   __syncthreads();
   for (int32_t rc_1 = 0; rc_1 < 2; ++rc_1) {
-    if (rc_1 * 16 + (int)threadIdx.x % 16 < 24) {
-      *(float4 *)&A_local[rc_1 * 4] = *(const float4 *)&A_shared[(int)threadIdx.x / 16 * 96 + (rc_1 * 16 + (int)threadIdx.x % 16) * 4];
+    if (rc_1 * 16 + tx % 16 < 24) {
+      *(float4 *)&A_local[rc_1 * 4] = *(const float4 *)&A_shared[tx / 16 * 96 + (rc_1 * 16 + tx % 16) * 4];
     }
   }
   for (int32_t rc_2 = 0; rc_2 < 2; ++rc_2) {
-    if (rc_2 * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc_2 * 16 + tx % 16 < 24) {
+      #pragma unroll
       for (int32_t lane_1 = 0; lane_1 < 4; ++lane_1) {
         A_sq[rc_2 * 4 + lane_1] = A_local[rc_2 * 4 + lane_1] * A_local[rc_2 * 4 + lane_1];
       }
@@ -34,7 +38,7 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
   float red_part[1] __attribute__((aligned(16)));
   red_part[0] = 0.0f;
   for (int32_t rc_3 = 0; rc_3 < 2; ++rc_3) {
-    if (rc_3 * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc_3 * 16 + tx % 16 < 24) {
       #pragma unroll
       for (int32_t v = 0; v < 4; ++v) {
         red_part[0] = red_part[0] + A_sq[rc_3 * 4 + v];
@@ -45,8 +49,8 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
   red_part[0] = red_part[0] + __shfl_xor(red_part[0], 4, 16);
   red_part[0] = red_part[0] + __shfl_xor(red_part[0], 2, 16);
   red_part[0] = red_part[0] + __shfl_xor(red_part[0], 1, 16);
-  if ((int)threadIdx.x % 16 == 0) {
-    red_buf[(int)threadIdx.x / 16] = red_part[0];
+  if (tx % 16 == 0) {
+    red_buf[tx / 16] = red_part[0];
   }
   __syncthreads();
   for (int32_t r = 0; r < 8; ++r) {
@@ -59,16 +63,17 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
     A_rms[i] = (1.0f / sqrtf(A_rms[i] / 96.0f + 1e-06f));
   }
   for (int32_t rc_4 = 0; rc_4 < 2; ++rc_4) {
-    if (rc_4 * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc_4 * 16 + tx % 16 < 24) {
+      #pragma unroll
       for (int32_t lane_2 = 0; lane_2 < 4; ++lane_2) {
-        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[(int)threadIdx.x / 16] * W[(rc_4 * 16 + (int)threadIdx.x % 16) * 4 + lane_2]);
+        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[tx / 16] * W[(rc_4 * 16 + tx % 16) * 4 + lane_2]);
       }
     }
   }
   for (int32_t rc_5 = 0; rc_5 < 2; ++rc_5) {
-    if (rc_5 * 16 + (int)threadIdx.x % 16 < 24) {
-      if ((int)blockIdx.x * 8 + (int)threadIdx.x / 16 < 45) {
-        *(float4 *)&B[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 96 + (rc_5 * 16 + (int)threadIdx.x % 16) * 4] = *(const float4 *)&A_local[rc_5 * 4];
+    if (rc_5 * 16 + tx % 16 < 24) {
+      if (bx * 8 + tx / 16 < 45) {
+        *(float4 *)&B[(bx * 8 + tx / 16) * 96 + (rc_5 * 16 + tx % 16) * 4] = *(const float4 *)&A_local[rc_5 * 4];
       }
     }
   }

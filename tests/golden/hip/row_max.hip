@@ -12,6 +12,8 @@ static inline __device__ float tl_max_f32(float a, float b) { return (a > b || a
 #endif
 
 extern "C" __global__ void row_max_kernel(const float *__restrict__ A, float *__restrict__ out, int32_t M, int32_t N) {
+  const int32_t bx = (int)blockIdx.x;
+  const int32_t tx = (int)threadIdx.x;
   __shared__ float red_buf[8] __attribute__((aligned(16)));
   float tile[2] __attribute__((aligned(16)));
   float row[8] __attribute__((aligned(16)));
@@ -21,11 +23,11 @@ extern "C" __global__ void row_max_kernel(const float *__restrict__ A, float *__
   for (int32_t k = 0; k < N / 32 + (N % 32 != 0); ++k) {
     #pragma unroll
     for (int32_t v = 0; v < 2; ++v) {
-      tile[v] = (int)blockIdx.x * 8 + (int)threadIdx.x / 16 < M && k * 32 + ((int)threadIdx.x % 16 * 2 + v) < N ? A[(int64_t)((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * (int64_t)N + (int64_t)(k * 32 + ((int)threadIdx.x % 16 * 2 + v))] : 0.0f;
+      tile[v] = bx * 8 + tx / 16 < M && k * 32 + (tx % 16 * 2 + v) < N ? A[(int64_t)(bx * 8 + tx / 16) * (int64_t)N + (int64_t)(k * 32 + (tx % 16 * 2 + v))] : 0.0f;
     }
     #pragma unroll
     for (int32_t v_1 = 0; v_1 < 2; ++v_1) {
-      if (k * 32 + ((int)threadIdx.x % 16 * 2 + v_1) >= N) {
+      if (k * 32 + (tx % 16 * 2 + v_1) >= N) {
         tile[v_1] = -INFINITY;
       }
     }
@@ -39,8 +41,8 @@ extern "C" __global__ void row_max_kernel(const float *__restrict__ A, float *__
     red_part[0] = tl_max_f32(red_part[0], __shfl_xor(red_part[0], 4, 16));
     red_part[0] = tl_max_f32(red_part[0], __shfl_xor(red_part[0], 2, 16));
     red_part[0] = tl_max_f32(red_part[0], __shfl_xor(red_part[0], 1, 16));
-    if ((int)threadIdx.x % 16 == 0) {
-      red_buf[(int)threadIdx.x / 16] = red_part[0];
+    if (tx % 16 == 0) {
+      red_buf[tx / 16] = red_part[0];
     }
     __syncthreads();
     for (int32_t r = 0; r < 8; ++r) {
@@ -51,9 +53,9 @@ extern "C" __global__ void row_max_kernel(const float *__restrict__ A, float *__
     }
     __syncthreads();
   }
-  if ((int)threadIdx.x / 8 < 1) {
-    if ((int)blockIdx.x * 8 + (int)threadIdx.x % 8 < M) {
-      out[(int64_t)((int)blockIdx.x * 8 + (int)threadIdx.x % 8)] = row[(int)threadIdx.x % 8];
+  if (tx / 8 < 1) {
+    if (bx * 8 + tx % 8 < M) {
+      out[(int64_t)(bx * 8 + tx % 8)] = row[tx % 8];
     }
   }
 }

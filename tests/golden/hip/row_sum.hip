@@ -6,18 +6,21 @@
 #include <stdint.h>
 
 extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__restrict__ S) {
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t bx = (int)blockIdx.x;
   __shared__ float A_shared[1024] __attribute__((aligned(16)));
   __shared__ float red_buf[16] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
   float S_local[16] __attribute__((aligned(16)));
   for (int32_t rr = 0; rr < 2; ++rr) {
+    #pragma unroll
     for (int32_t lane = 0; lane < 4; ++lane) {
-      A_shared[(rr * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4 + lane] = (int)blockIdx.x * 16 + (rr * 8 + (int)threadIdx.x / 16) < 70 ? A[((int)blockIdx.x * 16 + (rr * 8 + (int)threadIdx.x / 16)) * 64 + (int)threadIdx.x % 16 * 4 + lane] : 0.0f;
+      A_shared[(rr * 8 + tx / 16) * 64 + tx % 16 * 4 + lane] = bx * 16 + (rr * 8 + tx / 16) < 70 ? A[(bx * 16 + (rr * 8 + tx / 16)) * 64 + tx % 16 * 4 + lane] : 0.0f;
     }
   }
   __syncthreads();
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
-    *(float4 *)&A_local[rr_1 * 4] = *(const float4 *)&A_shared[(rr_1 * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4];
+    *(float4 *)&A_local[rr_1 * 4] = *(const float4 *)&A_shared[(rr_1 * 8 + tx / 16) * 64 + tx % 16 * 4];
   }
   float red_part[2] __attribute__((aligned(16)));
   for (int32_t q = 0; q < 2; ++q) {
@@ -35,9 +38,9 @@ extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__
     red_part[q_1] = red_part[q_1] + __shfl_xor(red_part[q_1], 2, 16);
     red_part[q_1] = red_part[q_1] + __shfl_xor(red_part[q_1], 1, 16);
   }
-  if ((int)threadIdx.x % 16 == 0) {
+  if (tx % 16 == 0) {
     for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
-      red_buf[rr_3 * 8 + (int)threadIdx.x / 16] = red_part[rr_3];
+      red_buf[rr_3 * 8 + tx / 16] = red_part[rr_3];
     }
   }
   __syncthreads();
@@ -47,9 +50,9 @@ extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__
     acc[0] = acc[0] + red_buf[r];
     S_local[r] = acc[0];
   }
-  if ((int)threadIdx.x / 16 < 1) {
-    if ((int)blockIdx.x * 16 + (int)threadIdx.x % 16 < 70) {
-      S[(int)blockIdx.x * 16 + (int)threadIdx.x % 16] = S_local[(int)threadIdx.x % 16];
+  if (tx / 16 < 1) {
+    if (bx * 16 + tx % 16 < 70) {
+      S[bx * 16 + tx % 16] = S_local[tx % 16];
     }
   }
 }

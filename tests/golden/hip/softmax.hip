@@ -12,6 +12,8 @@ static inline __device__ float tl_max_f32(float a, float b) { return (a > b || a
 #endif
 
 extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__restrict__ Y) {
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t bx = (int)blockIdx.x;
   __shared__ float red_buf[16] __attribute__((aligned(16)));
   __shared__ float red_buf_1[16] __attribute__((aligned(16)));
   float x[16] __attribute__((aligned(16)));
@@ -19,8 +21,8 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   float row_sum[16] __attribute__((aligned(16)));
   for (int32_t rr = 0; rr < 2; ++rr) {
     for (int32_t rc = 0; rc < 2; ++rc) {
-      if (rc * 16 + (int)threadIdx.x % 16 < 20) {
-        *(float4 *)&x[(rr * 2 + rc) * 4] = *(const float4 *)&X[((int)blockIdx.x * 16 + (rr * 8 + (int)threadIdx.x / 16)) * 80 + (rc * 16 + (int)threadIdx.x % 16) * 4];
+      if (rc * 16 + tx % 16 < 20) {
+        *(float4 *)&x[(rr * 2 + rc) * 4] = *(const float4 *)&X[(bx * 16 + (rr * 8 + tx / 16)) * 80 + (rc * 16 + tx % 16) * 4];
       }
     }
   }
@@ -30,7 +32,7 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   }
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
     for (int32_t rc_1 = 0; rc_1 < 2; ++rc_1) {
-      if (rc_1 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_1 * 16 + tx % 16 < 20) {
         #pragma unroll
         for (int32_t v = 0; v < 4; ++v) {
           red_part[rr_1] = tl_max_f32(red_part[rr_1], x[(rr_1 * 2 + rc_1) * 4 + v]);
@@ -44,9 +46,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
     red_part[q_1] = tl_max_f32(red_part[q_1], __shfl_xor(red_part[q_1], 2, 16));
     red_part[q_1] = tl_max_f32(red_part[q_1], __shfl_xor(red_part[q_1], 1, 16));
   }
-  if ((int)threadIdx.x % 16 == 0) {
+  if (tx % 16 == 0) {
     for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
-      red_buf[rr_2 * 8 + (int)threadIdx.x / 16] = red_part[rr_2];
+      red_buf[rr_2 * 8 + tx / 16] = red_part[rr_2];
     }
   }
   __syncthreads();
@@ -58,10 +60,10 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   }
   for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
     for (int32_t rc_2 = 0; rc_2 < 2; ++rc_2) {
-      if (rc_2 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_2 * 16 + tx % 16 < 20) {
         #pragma unroll
         for (int32_t v_1 = 0; v_1 < 4; ++v_1) {
-          x[(rr_3 * 2 + rc_2) * 4 + v_1] = exp2f((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3 * 8 + (int)threadIdx.x / 16]) * 1.442695f);
+          x[(rr_3 * 2 + rc_2) * 4 + v_1] = exp2f((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3 * 8 + tx / 16]) * 1.442695f);
         }
       }
     }
@@ -72,7 +74,7 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   }
   for (int32_t rr_4 = 0; rr_4 < 2; ++rr_4) {
     for (int32_t rc_3 = 0; rc_3 < 2; ++rc_3) {
-      if (rc_3 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_3 * 16 + tx % 16 < 20) {
         #pragma unroll
         for (int32_t v_2 = 0; v_2 < 4; ++v_2) {
           red_part_1[rr_4] = red_part_1[rr_4] + x[(rr_4 * 2 + rc_3) * 4 + v_2];
@@ -86,9 +88,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
     red_part_1[q_3] = red_part_1[q_3] + __shfl_xor(red_part_1[q_3], 2, 16);
     red_part_1[q_3] = red_part_1[q_3] + __shfl_xor(red_part_1[q_3], 1, 16);
   }
-  if ((int)threadIdx.x % 16 == 0) {
+  if (tx % 16 == 0) {
     for (int32_t rr_5 = 0; rr_5 < 2; ++rr_5) {
-      red_buf_1[rr_5 * 8 + (int)threadIdx.x / 16] = red_part_1[rr_5];
+      red_buf_1[rr_5 * 8 + tx / 16] = red_part_1[rr_5];
     }
   }
   __syncthreads();
@@ -100,17 +102,18 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   }
   for (int32_t rr_6 = 0; rr_6 < 2; ++rr_6) {
     for (int32_t rc_4 = 0; rc_4 < 2; ++rc_4) {
-      if (rc_4 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_4 * 16 + tx % 16 < 20) {
+        #pragma unroll
         for (int32_t lane = 0; lane < 4; ++lane) {
-          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6 * 8 + (int)threadIdx.x / 16];
+          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6 * 8 + tx / 16];
         }
       }
     }
   }
   for (int32_t rr_7 = 0; rr_7 < 2; ++rr_7) {
     for (int32_t rc_5 = 0; rc_5 < 2; ++rc_5) {
-      if (rc_5 * 16 + (int)threadIdx.x % 16 < 20) {
-        *(float4 *)&Y[((int)blockIdx.x * 16 + (rr_7 * 8 + (int)threadIdx.x / 16)) * 80 + (rc_5 * 16 + (int)threadIdx.x % 16) * 4] = *(const float4 *)&x[(rr_7 * 2 + rc_5) * 4];
+      if (rc_5 * 16 + tx % 16 < 20) {
+        *(float4 *)&Y[(bx * 16 + (rr_7 * 8 + tx / 16)) * 80 + (rc_5 * 16 + tx % 16) * 4] = *(const float4 *)&x[(rr_7 * 2 + rc_5) * 4];
       }
     }
   }

@@ -6,27 +6,30 @@
 #include <stdint.h>
 
 extern "C" __global__ void transpose_kernel(const float *__restrict__ A, float *__restrict__ B, int32_t M, int32_t N) {
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t by = (int)blockIdx.y;
+  const int32_t bx = (int)blockIdx.x;
   __shared__ float tile[1024] __attribute__((aligned(16)));
   __shared__ float tile_t[1024] __attribute__((aligned(16)));
   for (int32_t rr = 0; rr < 2; ++rr) {
     #pragma unroll
     for (int32_t v = 0; v < 4; ++v) {
-      tile[(rr * 16 + (int)threadIdx.x / 8) * 32 + ((int)threadIdx.x % 8 * 4 + v)] = (int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8) < M && (int)blockIdx.x * 32 + ((int)threadIdx.x % 8 * 4 + v) < N ? A[(int64_t)((int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8)) * (int64_t)N + (int64_t)((int)blockIdx.x * 32 + ((int)threadIdx.x % 8 * 4 + v))] : 0.0f;
+      tile[(rr * 16 + tx / 8) * 32 + (tx % 8 * 4 + v)] = by * 32 + (rr * 16 + tx / 8) < M && bx * 32 + (tx % 8 * 4 + v) < N ? A[(int64_t)(by * 32 + (rr * 16 + tx / 8)) * (int64_t)N + (int64_t)(bx * 32 + (tx % 8 * 4 + v))] : 0.0f;
     }
   }
   __syncthreads();
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
     #pragma unroll
     for (int32_t v_1 = 0; v_1 < 4; ++v_1) {
-      tile_t[(rr_1 * 16 + (int)threadIdx.x / 8) * 32 + ((int)threadIdx.x % 8 * 4 + v_1)] = tile[((int)threadIdx.x % 8 * 4 + v_1) * 32 + (rr_1 * 16 + (int)threadIdx.x / 8)];
+      tile_t[(rr_1 * 16 + tx / 8) * 32 + (tx % 8 * 4 + v_1)] = tile[(tx % 8 * 4 + v_1) * 32 + (rr_1 * 16 + tx / 8)];
     }
   }
   __syncthreads();
   for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
     #pragma unroll
     for (int32_t v_2 = 0; v_2 < 4; ++v_2) {
-      if ((int)blockIdx.x * 32 + (rr_2 * 16 + (int)threadIdx.x / 8) < N && (int)blockIdx.y * 32 + ((int)threadIdx.x % 8 * 4 + v_2) < M) {
-        B[(int64_t)((int)blockIdx.x * 32 + (rr_2 * 16 + (int)threadIdx.x / 8)) * (int64_t)M + (int64_t)((int)blockIdx.y * 32 + ((int)threadIdx.x % 8 * 4 + v_2))] = tile_t[(rr_2 * 16 + (int)threadIdx.x / 8) * 32 + ((int)threadIdx.x % 8 * 4 + v_2)];
+      if (bx * 32 + (rr_2 * 16 + tx / 8) < N && by * 32 + (tx % 8 * 4 + v_2) < M) {
+        B[(int64_t)(bx * 32 + (rr_2 * 16 + tx / 8)) * (int64_t)M + (int64_t)(by * 32 + (tx % 8 * 4 + v_2))] = tile_t[(rr_2 * 16 + tx / 8) * 32 + (tx % 8 * 4 + v_2)];
       }
     }
   }

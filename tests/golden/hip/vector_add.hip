@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 extern "C" __global__ void vector_add_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int32_t N) {
-  const int32_t idx = (int)blockIdx.x * 256 + (int)threadIdx.x;
+  const int32_t bx = (int)blockIdx.x;
+  const int32_t tx = (int)threadIdx.x;
+  const int32_t idx = bx * 256 + tx;
   if (idx < N) {
     C[(int64_t)idx] = A[(int64_t)idx] + B[(int64_t)idx];
   }

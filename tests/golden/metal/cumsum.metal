@@ -3,17 +3,19 @@
 using namespace metal;
 
 kernel void cumsum_kernel(device const float *A [[buffer(0)]], device float *B [[buffer(1)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int tx = (int)threadIdx.x;
+  const int bx = (int)blockIdx.x;
   threadgroup float A_shared[512] __attribute__((aligned(16)));
-  *(threadgroup float4 *)&A_shared[(int)threadIdx.x / 16 * 64 + (int)threadIdx.x % 16 * 4] = *(device const float4 *)&A[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4];
+  *(threadgroup float4 *)&A_shared[tx / 16 * 64 + tx % 16 * 4] = *(device const float4 *)&A[(bx * 8 + tx / 16) * 64 + tx % 16 * 4];
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
-  if ((int)threadIdx.x < 8) {
+  if (tx < 8) {
     float acc[1] __attribute__((aligned(16)));
     acc[0] = 0.0f;
     for (int i = 0; i < 64; ++i) {
-      acc[0] = acc[0] + A_shared[(int)threadIdx.x % 8 * 64 + i];
-      A_shared[(int)threadIdx.x % 8 * 64 + i] = acc[0];
+      acc[0] = acc[0] + A_shared[tx % 8 * 64 + i];
+      A_shared[tx % 8 * 64 + i] = acc[0];
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
-  *(device float4 *)&B[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4] = *(threadgroup const float4 *)&A_shared[(int)threadIdx.x / 16 * 64 + (int)threadIdx.x % 16 * 4];
+  *(device float4 *)&B[(bx * 8 + tx / 16) * 64 + tx % 16 * 4] = *(threadgroup const float4 *)&A_shared[tx / 16 * 64 + tx % 16 * 4];
 }

@@ -3,28 +3,31 @@
 using namespace metal;
 
 kernel void elementwise_add_kernel(device const float *A [[buffer(0)]], device const float *B [[buffer(1)]], device float *C [[buffer(2)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int tx = (int)threadIdx.x;
+  const int by = (int)blockIdx.y;
+  const int bx = (int)blockIdx.x;
   threadgroup float A_shared[1024] __attribute__((aligned(16)));
   threadgroup float B_shared[1024] __attribute__((aligned(16)));
   float C_local[8] __attribute__((aligned(16)));
   for (int rr = 0; rr < 2; ++rr) {
     for (int lane = 0; lane < 4; ++lane) {
-      A_shared[(rr * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane] = (int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8) < 100 && (int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 120 ? A[((int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8)) * 120 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4) + lane] : 0.0f;
+      A_shared[(rr * 16 + tx / 8) * 32 + tx % 8 * 4 + lane] = by * 32 + (rr * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120 ? A[(by * 32 + (rr * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4) + lane] : 0.0f;
     }
   }
   for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
     for (int lane_1 = 0; lane_1 < 4; ++lane_1) {
-      B_shared[(rr_1 * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane_1] = (int)blockIdx.y * 32 + (rr_1 * 16 + (int)threadIdx.x / 8) < 100 && (int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 120 ? B[((int)blockIdx.y * 32 + (rr_1 * 16 + (int)threadIdx.x / 8)) * 120 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4) + lane_1] : 0.0f;
+      B_shared[(rr_1 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_1] = by * 32 + (rr_1 * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120 ? B[(by * 32 + (rr_1 * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4) + lane_1] : 0.0f;
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
     for (int lane_2 = 0; lane_2 < 4; ++lane_2) {
-      C_local[rr_2 * 4 + lane_2] = A_shared[(rr_2 * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane_2] + B_shared[(rr_2 * 16 + (int)threadIdx.x / 8) * 32 + (int)threadIdx.x % 8 * 4 + lane_2];
+      C_local[rr_2 * 4 + lane_2] = A_shared[(rr_2 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_2] + B_shared[(rr_2 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_2];
     }
   }
   for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
-    if ((int)blockIdx.y * 32 + (rr_3 * 16 + (int)threadIdx.x / 8) < 100 && (int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 120) {
-      *(device float4 *)&C[((int)blockIdx.y * 32 + (rr_3 * 16 + (int)threadIdx.x / 8)) * 120 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4)] = *(thread const float4 *)&C_local[rr_3 * 4];
+    if (by * 32 + (rr_3 * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120) {
+      *(device float4 *)&C[(by * 32 + (rr_3 * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4)] = *(thread const float4 *)&C_local[rr_3 * 4];
     }
   }
 }

@@ -8,6 +8,9 @@ static inline float tl_round_f16(float x) { return float(half(x)); }
 #endif
 
 kernel void matmul_kernel(device const half *A [[buffer(0)]], device const half *B [[buffer(1)]], device half *C [[buffer(2)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int tx = (int)threadIdx.x;
+  const int by = (int)blockIdx.y;
+  const int bx = (int)blockIdx.x;
   threadgroup half A_shared[1024] __attribute__((aligned(16)));
   threadgroup half B_shared[1024] __attribute__((aligned(16)));
   float C_local[8] __attribute__((aligned(16)));
@@ -19,24 +22,24 @@ kernel void matmul_kernel(device const half *A [[buffer(0)]], device const half 
   for (int k = 0; k < 3; ++k) {
     threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
     for (int lane_1 = 0; lane_1 < 8; ++lane_1) {
-      A_shared[(int)threadIdx.x / 4 * 32 + (int)threadIdx.x % 4 * 8 + lane_1] = half(k * 32 + (int)threadIdx.x % 4 * 8 < 72 ? float(A[((int)blockIdx.y * 32 + (int)threadIdx.x / 4) * 72 + (k * 32 + (int)threadIdx.x % 4 * 8) + lane_1]) : 0.0f);
+      A_shared[tx / 4 * 32 + tx % 4 * 8 + lane_1] = half(k * 32 + tx % 4 * 8 < 72 ? float(A[(by * 32 + tx / 4) * 72 + (k * 32 + tx % 4 * 8) + lane_1]) : 0.0f);
     }
     for (int lane_2 = 0; lane_2 < 8; ++lane_2) {
-      B_shared[(int)threadIdx.x / 4 * 32 + (int)threadIdx.x % 4 * 8 + lane_2] = half(k * 32 + (int)threadIdx.x / 4 < 72 && (int)blockIdx.x * 32 + (int)threadIdx.x % 4 * 8 < 80 ? float(B[(k * 32 + (int)threadIdx.x / 4) * 80 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 4 * 8) + lane_2]) : 0.0f);
+      B_shared[tx / 4 * 32 + tx % 4 * 8 + lane_2] = half(k * 32 + tx / 4 < 72 && bx * 32 + tx % 4 * 8 < 80 ? float(B[(k * 32 + tx / 4) * 80 + (bx * 32 + tx % 4 * 8) + lane_2]) : 0.0f);
     }
     threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
     for (int k_1 = 0; k_1 < 32; ++k_1) {
       for (int mi_1 = 0; mi_1 < 2; ++mi_1) {
         for (int lane_3 = 0; lane_3 < 4; ++lane_3) {
-          C_local[mi_1 * 4 + lane_3] = C_local[mi_1 * 4 + lane_3] + float(A_shared[((int)threadIdx.x / 8 * 2 + mi_1) * 32 + k_1]) * float(B_shared[k_1 * 32 + (int)threadIdx.x % 8 * 4 + lane_3]);
+          C_local[mi_1 * 4 + lane_3] = C_local[mi_1 * 4 + lane_3] + float(A_shared[(tx / 8 * 2 + mi_1) * 32 + k_1]) * float(B_shared[k_1 * 32 + tx % 8 * 4 + lane_3]);
         }
       }
     }
   }
   for (int mi_2 = 0; mi_2 < 2; ++mi_2) {
-    if ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4 < 80) {
+    if (bx * 32 + tx % 8 * 4 < 80) {
       for (int lane_4 = 0; lane_4 < 4; ++lane_4) {
-        C[((int)blockIdx.y * 32 + ((int)threadIdx.x / 8 * 2 + mi_2)) * 80 + ((int)blockIdx.x * 32 + (int)threadIdx.x % 8 * 4) + lane_4] = half(C_local[mi_2 * 4 + lane_4]);
+        C[(by * 32 + (tx / 8 * 2 + mi_2)) * 80 + (bx * 32 + tx % 8 * 4) + lane_4] = half(C_local[mi_2 * 4 + lane_4]);
       }
     }
   }

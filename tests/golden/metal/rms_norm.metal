@@ -3,26 +3,28 @@
 using namespace metal;
 
 kernel void rms_norm_kernel(device const float *A [[buffer(0)]], device const float *W [[buffer(1)]], device float *B [[buffer(2)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int tx = (int)threadIdx.x;
+  const int bx = (int)blockIdx.x;
   threadgroup float A_shared[768] __attribute__((aligned(16)));
   threadgroup float red_buf[8] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
   float A_sq[8] __attribute__((aligned(16)));
   float A_rms[8] __attribute__((aligned(16)));
   for (int rc = 0; rc < 2; ++rc) {
-    if (rc * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc * 16 + tx % 16 < 24) {
       for (int lane = 0; lane < 4; ++lane) {
-        A_shared[(int)threadIdx.x / 16 * 96 + (rc * 16 + (int)threadIdx.x % 16) * 4 + lane] = (int)blockIdx.x * 8 + (int)threadIdx.x / 16 < 45 ? A[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 96 + (rc * 16 + (int)threadIdx.x % 16) * 4 + lane] : 0.0f;
+        A_shared[tx / 16 * 96 + (rc * 16 + tx % 16) * 4 + lane] = bx * 8 + tx / 16 < 45 ? A[(bx * 8 + tx / 16) * 96 + (rc * 16 + tx % 16) * 4 + lane] : 0.0f;
       }
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   for (int rc_1 = 0; rc_1 < 2; ++rc_1) {
-    if (rc_1 * 16 + (int)threadIdx.x % 16 < 24) {
-      *(thread float4 *)&A_local[rc_1 * 4] = *(threadgroup const float4 *)&A_shared[(int)threadIdx.x / 16 * 96 + (rc_1 * 16 + (int)threadIdx.x % 16) * 4];
+    if (rc_1 * 16 + tx % 16 < 24) {
+      *(thread float4 *)&A_local[rc_1 * 4] = *(threadgroup const float4 *)&A_shared[tx / 16 * 96 + (rc_1 * 16 + tx % 16) * 4];
     }
   }
   for (int rc_2 = 0; rc_2 < 2; ++rc_2) {
-    if (rc_2 * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc_2 * 16 + tx % 16 < 24) {
       for (int lane_1 = 0; lane_1 < 4; ++lane_1) {
         A_sq[rc_2 * 4 + lane_1] = A_local[rc_2 * 4 + lane_1] * A_local[rc_2 * 4 + lane_1];
       }
@@ -31,7 +33,7 @@ kernel void rms_norm_kernel(device const float *A [[buffer(0)]], device const fl
   float red_part[1] __attribute__((aligned(16)));
   red_part[0] = 0.0f;
   for (int rc_3 = 0; rc_3 < 2; ++rc_3) {
-    if (rc_3 * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc_3 * 16 + tx % 16 < 24) {
       for (int v = 0; v < 4; ++v) {
         red_part[0] = red_part[0] + A_sq[rc_3 * 4 + v];
       }
@@ -41,8 +43,8 @@ kernel void rms_norm_kernel(device const float *A [[buffer(0)]], device const fl
   red_part[0] = red_part[0] + simd_shuffle_xor(red_part[0], (ushort)(4));
   red_part[0] = red_part[0] + simd_shuffle_xor(red_part[0], (ushort)(2));
   red_part[0] = red_part[0] + simd_shuffle_xor(red_part[0], (ushort)(1));
-  if ((int)threadIdx.x % 16 == 0) {
-    red_buf[(int)threadIdx.x / 16] = red_part[0];
+  if (tx % 16 == 0) {
+    red_buf[tx / 16] = red_part[0];
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   for (int r = 0; r < 8; ++r) {
@@ -55,16 +57,16 @@ kernel void rms_norm_kernel(device const float *A [[buffer(0)]], device const fl
     A_rms[i] = (1.0f / precise::sqrt(A_rms[i] / 96.0f + 1e-06f));
   }
   for (int rc_4 = 0; rc_4 < 2; ++rc_4) {
-    if (rc_4 * 16 + (int)threadIdx.x % 16 < 24) {
+    if (rc_4 * 16 + tx % 16 < 24) {
       for (int lane_2 = 0; lane_2 < 4; ++lane_2) {
-        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[(int)threadIdx.x / 16] * W[(rc_4 * 16 + (int)threadIdx.x % 16) * 4 + lane_2]);
+        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[tx / 16] * W[(rc_4 * 16 + tx % 16) * 4 + lane_2]);
       }
     }
   }
   for (int rc_5 = 0; rc_5 < 2; ++rc_5) {
-    if (rc_5 * 16 + (int)threadIdx.x % 16 < 24) {
-      if ((int)blockIdx.x * 8 + (int)threadIdx.x / 16 < 45) {
-        *(device float4 *)&B[((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * 96 + (rc_5 * 16 + (int)threadIdx.x % 16) * 4] = *(thread const float4 *)&A_local[rc_5 * 4];
+    if (rc_5 * 16 + tx % 16 < 24) {
+      if (bx * 8 + tx / 16 < 45) {
+        *(device float4 *)&B[(bx * 8 + tx / 16) * 96 + (rc_5 * 16 + tx % 16) * 4] = *(thread const float4 *)&A_local[rc_5 * 4];
       }
     }
   }

@@ -9,6 +9,8 @@ static inline float tl_max_f32(float a, float b) { return (a > b || a != a) ? a 
 #endif
 
 kernel void row_max_kernel(device const float *A [[buffer(0)]], device float *out [[buffer(1)]], constant int &M [[buffer(2)]], constant int &N [[buffer(3)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int bx = (int)blockIdx.x;
+  const int tx = (int)threadIdx.x;
   threadgroup float red_buf[8] __attribute__((aligned(16)));
   float tile[2] __attribute__((aligned(16)));
   float row[8] __attribute__((aligned(16)));
@@ -17,10 +19,10 @@ kernel void row_max_kernel(device const float *A [[buffer(0)]], device float *ou
   }
   for (int k = 0; k < N / 32 + (N % 32 != 0); ++k) {
     for (int v = 0; v < 2; ++v) {
-      tile[v] = (int)blockIdx.x * 8 + (int)threadIdx.x / 16 < M && k * 32 + ((int)threadIdx.x % 16 * 2 + v) < N ? A[(long)((int)blockIdx.x * 8 + (int)threadIdx.x / 16) * (long)N + (long)(k * 32 + ((int)threadIdx.x % 16 * 2 + v))] : 0.0f;
+      tile[v] = bx * 8 + tx / 16 < M && k * 32 + (tx % 16 * 2 + v) < N ? A[(long)(bx * 8 + tx / 16) * (long)N + (long)(k * 32 + (tx % 16 * 2 + v))] : 0.0f;
     }
     for (int v_1 = 0; v_1 < 2; ++v_1) {
-      if (k * 32 + ((int)threadIdx.x % 16 * 2 + v_1) >= N) {
+      if (k * 32 + (tx % 16 * 2 + v_1) >= N) {
         tile[v_1] = -INFINITY;
       }
     }
@@ -33,8 +35,8 @@ kernel void row_max_kernel(device const float *A [[buffer(0)]], device float *ou
     red_part[0] = tl_max_f32(red_part[0], simd_shuffle_xor(red_part[0], (ushort)(4)));
     red_part[0] = tl_max_f32(red_part[0], simd_shuffle_xor(red_part[0], (ushort)(2)));
     red_part[0] = tl_max_f32(red_part[0], simd_shuffle_xor(red_part[0], (ushort)(1)));
-    if ((int)threadIdx.x % 16 == 0) {
-      red_buf[(int)threadIdx.x / 16] = red_part[0];
+    if (tx % 16 == 0) {
+      red_buf[tx / 16] = red_part[0];
     }
     threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
     for (int r = 0; r < 8; ++r) {
@@ -45,9 +47,9 @@ kernel void row_max_kernel(device const float *A [[buffer(0)]], device float *ou
     }
     threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   }
-  if ((int)threadIdx.x / 8 < 1) {
-    if ((int)blockIdx.x * 8 + (int)threadIdx.x % 8 < M) {
-      out[(long)((int)blockIdx.x * 8 + (int)threadIdx.x % 8)] = row[(int)threadIdx.x % 8];
+  if (tx / 8 < 1) {
+    if (bx * 8 + tx % 8 < M) {
+      out[(long)(bx * 8 + tx % 8)] = row[tx % 8];
     }
   }
 }

@@ -3,18 +3,20 @@
 using namespace metal;
 
 kernel void row_sum_kernel(device const float *A [[buffer(0)]], device float *S [[buffer(1)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int tx = (int)threadIdx.x;
+  const int bx = (int)blockIdx.x;
   threadgroup float A_shared[1024] __attribute__((aligned(16)));
   threadgroup float red_buf[16] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
   float S_local[16] __attribute__((aligned(16)));
   for (int rr = 0; rr < 2; ++rr) {
     for (int lane = 0; lane < 4; ++lane) {
-      A_shared[(rr * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4 + lane] = (int)blockIdx.x * 16 + (rr * 8 + (int)threadIdx.x / 16) < 70 ? A[((int)blockIdx.x * 16 + (rr * 8 + (int)threadIdx.x / 16)) * 64 + (int)threadIdx.x % 16 * 4 + lane] : 0.0f;
+      A_shared[(rr * 8 + tx / 16) * 64 + tx % 16 * 4 + lane] = bx * 16 + (rr * 8 + tx / 16) < 70 ? A[(bx * 16 + (rr * 8 + tx / 16)) * 64 + tx % 16 * 4 + lane] : 0.0f;
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
-    *(thread float4 *)&A_local[rr_1 * 4] = *(threadgroup const float4 *)&A_shared[(rr_1 * 8 + (int)threadIdx.x / 16) * 64 + (int)threadIdx.x % 16 * 4];
+    *(thread float4 *)&A_local[rr_1 * 4] = *(threadgroup const float4 *)&A_shared[(rr_1 * 8 + tx / 16) * 64 + tx % 16 * 4];
   }
   float red_part[2] __attribute__((aligned(16)));
   for (int q = 0; q < 2; ++q) {
@@ -31,9 +33,9 @@ kernel void row_sum_kernel(device const float *A [[buffer(0)]], device float *S 
     red_part[q_1] = red_part[q_1] + simd_shuffle_xor(red_part[q_1], (ushort)(2));
     red_part[q_1] = red_part[q_1] + simd_shuffle_xor(red_part[q_1], (ushort)(1));
   }
-  if ((int)threadIdx.x % 16 == 0) {
+  if (tx % 16 == 0) {
     for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
-      red_buf[rr_3 * 8 + (int)threadIdx.x / 16] = red_part[rr_3];
+      red_buf[rr_3 * 8 + tx / 16] = red_part[rr_3];
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
@@ -43,9 +45,9 @@ kernel void row_sum_kernel(device const float *A [[buffer(0)]], device float *S 
     acc[0] = acc[0] + red_buf[r];
     S_local[r] = acc[0];
   }
-  if ((int)threadIdx.x / 16 < 1) {
-    if ((int)blockIdx.x * 16 + (int)threadIdx.x % 16 < 70) {
-      S[(int)blockIdx.x * 16 + (int)threadIdx.x % 16] = S_local[(int)threadIdx.x % 16];
+  if (tx / 16 < 1) {
+    if (bx * 16 + tx % 16 < 70) {
+      S[bx * 16 + tx % 16] = S_local[tx % 16];
     }
   }
 }

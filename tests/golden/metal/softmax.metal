@@ -9,6 +9,8 @@ static inline float tl_max_f32(float a, float b) { return (a > b || a != a) ? a 
 #endif
 
 kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y [[buffer(1)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int tx = (int)threadIdx.x;
+  const int bx = (int)blockIdx.x;
   threadgroup float red_buf[16] __attribute__((aligned(16)));
   threadgroup float red_buf_1[16] __attribute__((aligned(16)));
   float x[16] __attribute__((aligned(16)));
@@ -16,8 +18,8 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
   float row_sum[16] __attribute__((aligned(16)));
   for (int rr = 0; rr < 2; ++rr) {
     for (int rc = 0; rc < 2; ++rc) {
-      if (rc * 16 + (int)threadIdx.x % 16 < 20) {
-        *(thread float4 *)&x[(rr * 2 + rc) * 4] = *(device const float4 *)&X[((int)blockIdx.x * 16 + (rr * 8 + (int)threadIdx.x / 16)) * 80 + (rc * 16 + (int)threadIdx.x % 16) * 4];
+      if (rc * 16 + tx % 16 < 20) {
+        *(thread float4 *)&x[(rr * 2 + rc) * 4] = *(device const float4 *)&X[(bx * 16 + (rr * 8 + tx / 16)) * 80 + (rc * 16 + tx % 16) * 4];
       }
     }
   }
@@ -27,7 +29,7 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
   }
   for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
     for (int rc_1 = 0; rc_1 < 2; ++rc_1) {
-      if (rc_1 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_1 * 16 + tx % 16 < 20) {
         for (int v = 0; v < 4; ++v) {
           red_part[rr_1] = tl_max_f32(red_part[rr_1], x[(rr_1 * 2 + rc_1) * 4 + v]);
         }
@@ -40,9 +42,9 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
     red_part[q_1] = tl_max_f32(red_part[q_1], simd_shuffle_xor(red_part[q_1], (ushort)(2)));
     red_part[q_1] = tl_max_f32(red_part[q_1], simd_shuffle_xor(red_part[q_1], (ushort)(1)));
   }
-  if ((int)threadIdx.x % 16 == 0) {
+  if (tx % 16 == 0) {
     for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
-      red_buf[rr_2 * 8 + (int)threadIdx.x / 16] = red_part[rr_2];
+      red_buf[rr_2 * 8 + tx / 16] = red_part[rr_2];
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
@@ -54,9 +56,9 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
   }
   for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
     for (int rc_2 = 0; rc_2 < 2; ++rc_2) {
-      if (rc_2 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_2 * 16 + tx % 16 < 20) {
         for (int v_1 = 0; v_1 < 4; ++v_1) {
-          x[(rr_3 * 2 + rc_2) * 4 + v_1] = precise::exp2((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3 * 8 + (int)threadIdx.x / 16]) * 1.442695f);
+          x[(rr_3 * 2 + rc_2) * 4 + v_1] = precise::exp2((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3 * 8 + tx / 16]) * 1.442695f);
         }
       }
     }
@@ -67,7 +69,7 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
   }
   for (int rr_4 = 0; rr_4 < 2; ++rr_4) {
     for (int rc_3 = 0; rc_3 < 2; ++rc_3) {
-      if (rc_3 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_3 * 16 + tx % 16 < 20) {
         for (int v_2 = 0; v_2 < 4; ++v_2) {
           red_part_1[rr_4] = red_part_1[rr_4] + x[(rr_4 * 2 + rc_3) * 4 + v_2];
         }
@@ -80,9 +82,9 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
     red_part_1[q_3] = red_part_1[q_3] + simd_shuffle_xor(red_part_1[q_3], (ushort)(2));
     red_part_1[q_3] = red_part_1[q_3] + simd_shuffle_xor(red_part_1[q_3], (ushort)(1));
   }
-  if ((int)threadIdx.x % 16 == 0) {
+  if (tx % 16 == 0) {
     for (int rr_5 = 0; rr_5 < 2; ++rr_5) {
-      red_buf_1[rr_5 * 8 + (int)threadIdx.x / 16] = red_part_1[rr_5];
+      red_buf_1[rr_5 * 8 + tx / 16] = red_part_1[rr_5];
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
@@ -94,17 +96,17 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
   }
   for (int rr_6 = 0; rr_6 < 2; ++rr_6) {
     for (int rc_4 = 0; rc_4 < 2; ++rc_4) {
-      if (rc_4 * 16 + (int)threadIdx.x % 16 < 20) {
+      if (rc_4 * 16 + tx % 16 < 20) {
         for (int lane = 0; lane < 4; ++lane) {
-          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6 * 8 + (int)threadIdx.x / 16];
+          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6 * 8 + tx / 16];
         }
       }
     }
   }
   for (int rr_7 = 0; rr_7 < 2; ++rr_7) {
     for (int rc_5 = 0; rc_5 < 2; ++rc_5) {
-      if (rc_5 * 16 + (int)threadIdx.x % 16 < 20) {
-        *(device float4 *)&Y[((int)blockIdx.x * 16 + (rr_7 * 8 + (int)threadIdx.x / 16)) * 80 + (rc_5 * 16 + (int)threadIdx.x % 16) * 4] = *(thread const float4 *)&x[(rr_7 * 2 + rc_5) * 4];
+      if (rc_5 * 16 + tx % 16 < 20) {
+        *(device float4 *)&Y[(bx * 16 + (rr_7 * 8 + tx / 16)) * 80 + (rc_5 * 16 + tx % 16) * 4] = *(thread const float4 *)&x[(rr_7 * 2 + rc_5) * 4];
       }
     }
   }

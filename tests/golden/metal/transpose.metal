@@ -3,24 +3,27 @@
 using namespace metal;
 
 kernel void transpose_kernel(device const float *A [[buffer(0)]], device float *B [[buffer(1)]], constant int &M [[buffer(2)]], constant int &N [[buffer(3)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
+  const int tx = (int)threadIdx.x;
+  const int by = (int)blockIdx.y;
+  const int bx = (int)blockIdx.x;
   threadgroup float tile[1024] __attribute__((aligned(16)));
   threadgroup float tile_t[1024] __attribute__((aligned(16)));
   for (int rr = 0; rr < 2; ++rr) {
     for (int v = 0; v < 4; ++v) {
-      tile[(rr * 16 + (int)threadIdx.x / 8) * 32 + ((int)threadIdx.x % 8 * 4 + v)] = (int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8) < M && (int)blockIdx.x * 32 + ((int)threadIdx.x % 8 * 4 + v) < N ? A[(long)((int)blockIdx.y * 32 + (rr * 16 + (int)threadIdx.x / 8)) * (long)N + (long)((int)blockIdx.x * 32 + ((int)threadIdx.x % 8 * 4 + v))] : 0.0f;
+      tile[(rr * 16 + tx / 8) * 32 + (tx % 8 * 4 + v)] = by * 32 + (rr * 16 + tx / 8) < M && bx * 32 + (tx % 8 * 4 + v) < N ? A[(long)(by * 32 + (rr * 16 + tx / 8)) * (long)N + (long)(bx * 32 + (tx % 8 * 4 + v))] : 0.0f;
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
     for (int v_1 = 0; v_1 < 4; ++v_1) {
-      tile_t[(rr_1 * 16 + (int)threadIdx.x / 8) * 32 + ((int)threadIdx.x % 8 * 4 + v_1)] = tile[((int)threadIdx.x % 8 * 4 + v_1) * 32 + (rr_1 * 16 + (int)threadIdx.x / 8)];
+      tile_t[(rr_1 * 16 + tx / 8) * 32 + (tx % 8 * 4 + v_1)] = tile[(tx % 8 * 4 + v_1) * 32 + (rr_1 * 16 + tx / 8)];
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
   for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
     for (int v_2 = 0; v_2 < 4; ++v_2) {
-      if ((int)blockIdx.x * 32 + (rr_2 * 16 + (int)threadIdx.x / 8) < N && (int)blockIdx.y * 32 + ((int)threadIdx.x % 8 * 4 + v_2) < M) {
-        B[(long)((int)blockIdx.x * 32 + (rr_2 * 16 + (int)threadIdx.x / 8)) * (long)M + (long)((int)blockIdx.y * 32 + ((int)threadIdx.x % 8 * 4 + v_2))] = tile_t[(rr_2 * 16 + (int)threadIdx.x / 8) * 32 + ((int)threadIdx.x % 8 * 4 + v_2)];
+      if (bx * 32 + (rr_2 * 16 + tx / 8) < N && by * 32 + (tx % 8 * 4 + v_2) < M) {
+        B[(long)(bx * 32 + (rr_2 * 16 + tx / 8)) * (long)M + (long)(by * 32 + (tx % 8 * 4 + v_2))] = tile_t[(rr_2 * 16 + tx / 8) * 32 + (tx % 8 * 4 + v_2)];
       }
     }
   }

@@ -3,7 +3,9 @@
 using namespace metal;
 
 kernel void vector_add_kernel(device const float *A [[buffer(0)]], device const float *B [[buffer(1)]], device float *C [[buffer(2)]], constant int &N [[buffer(3)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
-  const int idx = (int)blockIdx.x * 256 + (int)threadIdx.x;
+  const int bx = (int)blockIdx.x;
+  const int tx = (int)threadIdx.x;
+  const int idx = bx * 256 + tx;
   if (idx < N) {
     C[(long)idx] = A[(long)idx] + B[(long)idx];
   }

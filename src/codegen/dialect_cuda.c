@@ -1,0 +1,276 @@
+/* The CUDA dialect: CUDA C++ for NVRTC and nvcc, from GPU-lowered device kernels
+ * (docs/lowering.md, "GPU-lowered device kernels").
+ *
+ * Kernels are `extern "C" __global__` (unmangled symbols the kernel table names),
+ * with `__launch_bounds__` when every launch has the same constant block; block and
+ * thread indices are signed locals; shared buffers are `__shared__` arrays and
+ * `shared.dyn` buffers point into one `extern __shared__` array; 16-byte vector
+ * accesses of global and shared memory are single `float4`/`uint4` loads and
+ * stores. float16 and bfloat16 live in memory as `__half` / `__nv_bfloat16`
+ * (cuda_fp16.h, cuda_bf16.h, included only by kernels that use them) and are
+ * computed in float, rounded to nearest even after every operation, as the
+ * interpreter does. Signed arithmetic on data goes through unsigned types (CUDA has
+ * no -fwrapv); the compilers run with --fmad=false, so no multiply-add is fused.
+ * Math functions are CUDA's exact ones (expf, exp2f, ...); with the pass config
+ * tl.enable_fast_math the fast intrinsics (__expf, __logf, ...). */
+#include <stdio.h>
+
+#include "codegen/c_dialect.h"
+#include "codegen/c_printer.h"
+
+static const char k_prelude[] =
+  "/* CUDA C++: compiled by NVRTC or nvcc with --fmad=false (one IR operation, one rounding). */\n"
+  "#ifndef INFINITY\n"
+  "#define INFINITY __int_as_float(0x7f800000)\n"
+  "#endif\n"
+  "#ifndef NAN\n"
+  "#define NAN __int_as_float(0x7fffffff)\n"
+  "#endif\n";
+
+/* float16 and bfloat16: the conversions round to nearest even, from float or
+ * straight from double (a float64 value converted once, not twice). */
+static const char k_fp16[] =
+  "#include <cuda_fp16.h>\n"
+  "$F __half tl_f16_narrow(float x) { return __float2half_rn(x); }\n"
+  "$F __half tl_f16_narrow(double x) { return __double2half(x); }\n"
+  "$F float tl_round_f16(float x) { return __half2float(__float2half_rn(x)); }\n"
+  "$F float tl_round_f16(double x) { return __half2float(__double2half(x)); }\n";
+
+static const char k_bf16[] =
+  "#include <cuda_bf16.h>\n"
+  "$F __nv_bfloat16 tl_bf16_narrow(float x) { return __float2bfloat16_rn(x); }\n"
+  "$F __nv_bfloat16 tl_bf16_narrow(double x) { return __double2bfloat16(x); }\n"
+  "$F float tl_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }\n"
+  "$F float tl_round_bf16(double x) { return __bfloat162float(__double2bfloat16(x)); }\n";
+
+/* The shared integer and float helpers, as in the C dialect. */
+static const char k_intdiv[] =
+  "$F $T tl_floordiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+  "$F $T tl_floormod_$S($T a, $T b) { $T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
+  "$F $T tl_ceildiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q; }\n";
+
+static const char k_minmax[] =
+  "$F $T tl_min_$S($T a, $T b) { return a < b ? a : b; }\n"
+  "$F $T tl_max_$S($T a, $T b) { return a > b ? a : b; }\n";
+
+static const char k_abs[] = "$F $T tl_abs_$S($T a) { return a < 0 ? ($T)-a : a; }\n";
+
+/* Minimum and maximum propagate NaN (as the interpreter's do; fminf does not). */
+static const char k_fminmax[] =
+  "$F $T tl_min_$S($T a, $T b) { return (a < b || a != a) ? a : b; }\n"
+  "$F $T tl_max_$S($T a, $T b) { return (a > b || a != a) ? a : b; }\n";
+
+static const char k_fdiv[] =
+  "$F $T tl_floordiv_$S($T a, $T b) { return ($T)floor((double)a / (double)b); }\n"
+  "$F $T tl_floormod_$S($T a, $T b) { return ($T)((double)a - floor((double)a / (double)b) * (double)b); }\n";
+
+/* Atomic adds the hardware lacks on some archs, as compare-and-swap loops on the
+ * aligned 32-bit word holding the element: 8- and 16-bit integers (wrapping),
+ * float16 before sm_70, bfloat16 before sm_80, float64 before sm_60. */
+static const char k_atomic_sub32[] =
+  "$F void tl_atomic_add_bits(void *addr, unsigned int v, unsigned int bits) {\n"
+  "  unsigned int *word = (unsigned int *)((size_t)addr & ~(size_t)3);\n"
+  "  unsigned int shift = (unsigned int)((size_t)addr & 3) * 8u, mask = (bits == 8 ? 0xffu : 0xffffu) << shift;\n"
+  "  unsigned int old = *word, assumed;\n"
+  "  do {\n"
+  "    assumed = old;\n"
+  "    unsigned int sum = (((assumed & mask) >> shift) + v) << shift;\n"
+  "    old = atomicCAS(word, assumed, (assumed & ~mask) | (sum & mask));\n"
+  "  } while (old != assumed);\n"
+  "}\n";
+
+static const char k_atomic_f16[] =
+  "$F void tl_atomic_add_f16(__half *addr, float v) {\n"
+  "#if __CUDA_ARCH__ >= 700\n"
+  "  atomicAdd(addr, __float2half_rn(v));\n"
+  "#else\n"
+  "  unsigned int *word = (unsigned int *)((size_t)addr & ~(size_t)3);\n"
+  "  unsigned int shift = (unsigned int)((size_t)addr & 2) * 8u, old = *word, assumed;\n"
+  "  do {\n"
+  "    assumed = old;\n"
+  "    float cur = __half2float(__ushort_as_half((unsigned short)(assumed >> shift)));\n"
+  "    unsigned int sum = __half_as_ushort(__float2half_rn(cur + v));\n"
+  "    old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | (sum << shift));\n"
+  "  } while (old != assumed);\n"
+  "#endif\n"
+  "}\n";
+
+static const char k_atomic_bf16[] =
+  "$F void tl_atomic_add_bf16(__nv_bfloat16 *addr, float v) {\n"
+  "#if __CUDA_ARCH__ >= 800\n"
+  "  atomicAdd(addr, __float2bfloat16_rn(v));\n"
+  "#else\n"
+  "  unsigned int *word = (unsigned int *)((size_t)addr & ~(size_t)3);\n"
+  "  unsigned int shift = (unsigned int)((size_t)addr & 2) * 8u, old = *word, assumed;\n"
+  "  do {\n"
+  "    assumed = old;\n"
+  "    float cur = __bfloat162float(__ushort_as_bfloat16((unsigned short)(assumed >> shift)));\n"
+  "    unsigned int sum = __bfloat16_as_ushort(__float2bfloat16_rn(cur + v));\n"
+  "    old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | (sum << shift));\n"
+  "  } while (old != assumed);\n"
+  "#endif\n"
+  "}\n";
+
+static const char k_atomic_f64[] =
+  "$F void tl_atomic_add_f64(double *addr, double v) {\n"
+  "#if __CUDA_ARCH__ >= 600\n"
+  "  atomicAdd(addr, v);\n"
+  "#else\n"
+  "  unsigned long long *p = (unsigned long long *)addr, old = *p, assumed;\n"
+  "  do {\n"
+  "    assumed = old;\n"
+  "    old = atomicCAS(p, assumed, (unsigned long long)__double_as_longlong(__longlong_as_double((long long)assumed) + v));\n"
+  "  } while (old != assumed);\n"
+  "#endif\n"
+  "}\n";
+
+static const tl__c_helper k_helpers[] = {
+  {"cuda_fp16", false, NULL, k_fp16},
+  {"cuda_bf16", false, NULL, k_bf16},
+  {"intdiv", true, NULL, k_intdiv},
+  {"minmax", true, NULL, k_minmax},
+  {"abs", true, NULL, k_abs},
+  {"fminmax", true, NULL, k_fminmax},
+  {"fdiv", true, NULL, k_fdiv},
+  {"atomic_bits", false, NULL, k_atomic_sub32},
+  {"atomic_f16", false, "cuda_fp16", k_atomic_f16},
+  {"atomic_bf16", false, "cuda_bf16", k_atomic_bf16},
+  {"atomic_f64", false, NULL, k_atomic_f64},
+  {NULL, false, NULL, NULL},
+};
+
+/* Exact math: CUDA's correctly rounded or few-ulp library functions. */
+static const tl__c_math k_math[] = {
+  {TL_OP_EXP, "expf(%0)", "exp(%0)", NULL},
+  {TL_OP_EXP2, "exp2f(%0)", "exp2(%0)", NULL},
+  {TL_OP_LOG, "logf(%0)", "log(%0)", NULL},
+  {TL_OP_LOG2, "log2f(%0)", "log2(%0)", NULL},
+  {TL_OP_SQRT, "sqrtf(%0)", "sqrt(%0)", NULL},
+  {TL_OP_RSQRT, "(1.0f / sqrtf(%0))", "(1.0 / sqrt(%0))", NULL},
+  {TL_OP_TANH, "tanhf(%0)", "tanh(%0)", NULL},
+  {TL_OP_SIGMOID, "(1.0f / (1.0f + expf(-(%0))))", "(1.0 / (1.0 + exp(-(%0))))", NULL},
+  {TL_OP_POW, "powf(%0, %1)", "pow(%0, %1)", NULL},
+  {TL_OP_FMA, "fmaf(%0, %1, %2)", "fma(%0, %1, %2)", NULL},
+  {TL_OP_FLOOR, "floorf(%0)", "floor(%0)", NULL},
+  {TL_OP_CEIL, "ceilf(%0)", "ceil(%0)", NULL},
+  {TL_OP_ROUND, "roundf(%0)", "round(%0)", NULL}, /* half away from zero */
+  {TL_OP_TRUNC, "truncf(%0)", "trunc(%0)", NULL},
+  {TL_OP_SIN, "sinf(%0)", "sin(%0)", NULL},
+  {TL_OP_COS, "cosf(%0)", "cos(%0)", NULL},
+  {TL_OP_ABS, "fabsf(%0)", "fabs(%0)", NULL},
+  {TL_OP__COUNT, NULL, NULL, NULL},
+};
+
+/* Fast math (tl.enable_fast_math): the hardware approximations for float32. */
+static const tl__c_math k_fast_math[] = {
+  {TL_OP_EXP, "__expf(%0)", "exp(%0)", NULL},
+  {TL_OP_EXP2, "exp2f(%0)", "exp2(%0)", NULL},
+  {TL_OP_LOG, "__logf(%0)", "log(%0)", NULL},
+  {TL_OP_LOG2, "__log2f(%0)", "log2(%0)", NULL},
+  {TL_OP_SQRT, "sqrtf(%0)", "sqrt(%0)", NULL},
+  {TL_OP_RSQRT, "rsqrtf(%0)", "(1.0 / sqrt(%0))", NULL},
+  {TL_OP_TANH, "tanhf(%0)", "tanh(%0)", NULL},
+  {TL_OP_SIGMOID, "(1.0f / (1.0f + __expf(-(%0))))", "(1.0 / (1.0 + exp(-(%0))))", NULL},
+  {TL_OP_POW, "__powf(%0, %1)", "pow(%0, %1)", NULL},
+  {TL_OP_FMA, "fmaf(%0, %1, %2)", "fma(%0, %1, %2)", NULL},
+  {TL_OP_FLOOR, "floorf(%0)", "floor(%0)", NULL},
+  {TL_OP_CEIL, "ceilf(%0)", "ceil(%0)", NULL},
+  {TL_OP_ROUND, "roundf(%0)", "round(%0)", NULL},
+  {TL_OP_TRUNC, "truncf(%0)", "trunc(%0)", NULL},
+  {TL_OP_SIN, "__sinf(%0)", "sin(%0)", NULL},
+  {TL_OP_COS, "__cosf(%0)", "cos(%0)", NULL},
+  {TL_OP_ABS, "fabsf(%0)", "fabs(%0)", NULL},
+  {TL_OP__COUNT, NULL, NULL, NULL},
+};
+
+static const tl__c_thread_tag k_thread_tags[] = {
+  {"blockIdx.x", "blockIdx.x"},   {"blockIdx.y", "blockIdx.y"},   {"blockIdx.z", "blockIdx.z"},
+  {"threadIdx.x", "threadIdx.x"}, {"threadIdx.y", "threadIdx.y"}, {"threadIdx.z", "threadIdx.z"},
+  {NULL, NULL},
+};
+
+/* C++ keywords C lacks, and CUDA's built-in names. */
+static const char *const k_reserved[] = {
+  "alignas", "alignof", "and", "and_eq", "bitand", "bitor", "catch", "char16_t", "char32_t", "char8_t", "class",
+  "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield",
+  "decltype", "delete", "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new", "noexcept",
+  "not", "not_eq", "nullptr", "operator", "or", "or_eq", "protected", "public", "reinterpret_cast", "requires",
+  "static_assert", "static_cast", "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using",
+  "virtual", "wchar_t", "xor", "xor_eq", "dim3", "float2", "float4", "uint2", "uint4", "int2", "int4", "atomicAdd",
+  "atomicCAS", "min", "max", "exp2f", "log2f", "tanhf", "sinf", "cosf", "fabsf", "ceilf", "truncf", "roundf",
+  "rsqrtf", "NULL", NULL,
+};
+
+/* Vectors of at most 16 bytes as one access: float2/float4 for float32, else
+ * the unsigned vector of the same size (a reinterpretation of the bytes). */
+static const char *cuda_vector_type(tl_dtype elem, uint16_t lanes, char *buf, size_t cap) {
+  if (elem.bits % 8 != 0 || lanes < 2) return NULL;
+  size_t bytes = (size_t)elem.bits / 8 * lanes;
+  if (elem.code == TL_DTYPE_FLOAT && elem.bits == 32 && (lanes == 2 || lanes == 4)) {
+    snprintf(buf, cap, "float%u", (unsigned)lanes);
+    return buf;
+  }
+  switch (bytes) {
+  case 16: return "uint4";
+  case 8: return "uint2";
+  case 4: return "unsigned int";
+  case 2: return "unsigned short";
+  default: return NULL;
+  }
+}
+
+/* `atomicAdd` where the hardware has it for the type, else a helper. */
+static void cuda_atomic_add(tl__cgen *g, const char *dst, const char *value, tl_dtype t) {
+  t = tl_dtype_scalar(t);
+  if (t.code == TL_DTYPE_FLOAT && t.bits == 16) {
+    tl__cgen_use_helper(g, "atomic_f16", t);
+    tl__cgen_line(g, "tl_atomic_add_f16(&%s, %s);", dst, value);
+  } else if (t.code == TL_DTYPE_BFLOAT) {
+    tl__cgen_use_helper(g, "atomic_bf16", t);
+    tl__cgen_line(g, "tl_atomic_add_bf16(&%s, %s);", dst, value);
+  } else if (t.code == TL_DTYPE_FLOAT && t.bits == 64) {
+    tl__cgen_use_helper(g, "atomic_f64", t);
+    tl__cgen_line(g, "tl_atomic_add_f64(&%s, %s);", dst, value);
+  } else if (t.code == TL_DTYPE_FLOAT && t.bits == 32) {
+    tl__cgen_line(g, "atomicAdd(&%s, %s);", dst, value);
+  } else if (tl_dtype_is_int(t) && t.bits < 32) {
+    /* two's complement: adding the value's low bits wraps as the type does */
+    tl__cgen_use_helper(g, "atomic_bits", t);
+    tl__cgen_line(g, "tl_atomic_add_bits(&%s, (unsigned int)(%s), %u);", dst, value, (unsigned)t.bits);
+  } else if (tl_dtype_is_int(t) && t.bits == 64) {
+    tl__cgen_line(g, "atomicAdd((unsigned long long *)&%s, (unsigned long long)(%s));", dst, value);
+  } else if (tl_dtype_is_int(t) && t.bits == 32) {
+    tl__cgen_line(g, "atomicAdd((unsigned int *)&%s, (unsigned int)(%s));", dst, value);
+  } else {
+    char name[32];
+    tl__cgen_error(g, TL_EUNSUPPORTED, "the cuda dialect has no atomic add for %s", tl_dtype_name(t, name, sizeof name));
+  }
+}
+
+/* __launch_bounds__ of the block's thread count (what ptxas sizes registers for). */
+static const char *cuda_kernel_bounds(const int64_t block[3], char *buf, size_t cap) {
+  int64_t n = block[0] * block[1] * block[2];
+  if (n <= 0 || n > 1024) return NULL;
+  snprintf(buf, cap, "__launch_bounds__(%lld)", (long long)n);
+  return buf;
+}
+
+#define TL__CUDA_DIALECT(dialect_name, math_table)                                                                \
+  {                                                                                                             \
+    .name = dialect_name, .t_bool = "bool", .t_i8 = "signed char", .t_i16 = "short", .t_i32 = "int",             \
+    .t_i64 = "long long", .t_u8 = "unsigned char", .t_u16 = "unsigned short", .t_u32 = "unsigned int",           \
+    .t_u64 = "unsigned long long", .t_f32 = "float", .t_f64 = "double", .t_handle = "void *",                    \
+    .f16 = {"__half", "float", "__half2float", "tl_f16_narrow", "tl_round_f16", "cuda_fp16", true},             \
+    .bf16 = {"__nv_bfloat16", "float", "__bfloat162float", "tl_bf16_narrow", "tl_round_bf16", "cuda_bf16", true}, \
+    .restrict_kw = "__restrict__", .global_space = "", .shared_space = "__shared__",                            \
+    .kernel_prefix = "extern \"C\" __global__", .helper_prefix = "static __device__ __forceinline__",           \
+    .thread_tags = k_thread_tags, .barrier = "__syncthreads();",                                                \
+    .warp_shfl_xor = "__shfl_xor_sync(0xffffffffu, %0, %1, %2)", .array_align = "__align__(16)",                \
+    .dyn_shared_decl = "extern __shared__ __align__(16) unsigned char %s[];",                                   \
+    .kernel_bounds = cuda_kernel_bounds, .wrap_signed_data = true, .reserved_words = k_reserved,                \
+    .math = math_table, .vector_type = cuda_vector_type, .atomic_add = cuda_atomic_add, .parallel_for = NULL,   \
+    .unroll_pragma = "#pragma unroll", .helpers = k_helpers, .prelude = k_prelude,                              \
+  }
+
+const tl__c_dialect tl__c_dialect_cuda = TL__CUDA_DIALECT("cuda", k_math);
+const tl__c_dialect tl__c_dialect_cuda_fast_math = TL__CUDA_DIALECT("cuda", k_fast_math);
