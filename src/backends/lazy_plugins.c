@@ -30,8 +30,8 @@ void tl__plugin_default_path(const char *env, const char *file, char *buf, size_
     snprintf(buf, cap, "%s", explicit_path);
     return;
   }
-  /* Where this code lives: the shared library (installed: lib/), or a program
-   * linking the static library (in the build tree: bin/). */
+  /* Where this code lives: the shared library (lib/), or a program linking the
+   * static library (bin/, in the build tree or an installation). */
   Dl_info info;
   char self_dir[4096] = "";
   if (dladdr((void *)&tl__plugin_default_path, &info) && info.dli_fname) {
@@ -40,10 +40,6 @@ void tl__plugin_default_path(const char *env, const char *file, char *buf, size_
     if (slash) *slash = '\0';
     else self_dir[0] = '\0';
   }
-  if (self_dir[0]) {
-    snprintf(buf, cap, "%s/" PLUGIN_SUBDIR "/%s", self_dir, file);
-    if (exists(buf)) return;
-  }
   /* The build tree is the directory above TL_BUILD_LIBDIR. */
   char build_root[4096];
   snprintf(build_root, sizeof build_root, "%s", TL_BUILD_LIBDIR);
@@ -51,15 +47,23 @@ void tl__plugin_default_path(const char *env, const char *file, char *buf, size_
   if (slash) *slash = '\0';
   size_t n = strlen(build_root);
   bool in_build = self_dir[0] && n && strncmp(self_dir, build_root, n) == 0 && (self_dir[n] == '/' || !self_dir[n]);
-  const char *first = in_build ? TL_BUILD_LIBDIR : TL_INSTALL_LIBDIR;
-  const char *second = in_build ? TL_INSTALL_LIBDIR : TL_BUILD_LIBDIR;
-  snprintf(buf, cap, "%s/" PLUGIN_SUBDIR "/%s", second, file);
-  if (exists(buf)) {
-    char first_path[4096];
-    snprintf(first_path, sizeof first_path, "%s/" PLUGIN_SUBDIR "/%s", first, file);
-    if (!exists(first_path)) return; /* only the second one is there */
+  char candidates[4][4096];
+  size_t k = 0;
+  if (self_dir[0]) {
+    snprintf(candidates[k++], sizeof candidates[0], "%s/" PLUGIN_SUBDIR "/%s", self_dir, file);
+    snprintf(candidates[k++], sizeof candidates[0], "%s/../lib/" PLUGIN_SUBDIR "/%s", self_dir, file);
   }
-  snprintf(buf, cap, "%s/" PLUGIN_SUBDIR "/%s", first, file);
+  snprintf(candidates[k++], sizeof candidates[0], "%s/" PLUGIN_SUBDIR "/%s", in_build ? TL_BUILD_LIBDIR : TL_INSTALL_LIBDIR,
+           file);
+  snprintf(candidates[k++], sizeof candidates[0], "%s/" PLUGIN_SUBDIR "/%s", in_build ? TL_INSTALL_LIBDIR : TL_BUILD_LIBDIR,
+           file);
+  for (size_t i = 0; i < k; i++)
+    if (exists(candidates[i])) {
+      snprintf(buf, cap, "%s", candidates[i]);
+      return;
+    }
+  /* None is there: the path of the installed layout, which the loader's error names. */
+  snprintf(buf, cap, "%s", candidates[0]);
 }
 
 tl_status tl__lazy_plugins_init(void) {

@@ -11,11 +11,12 @@
  * (lazy_plugins.c says where the path comes from). Idempotent. */
 tl_status tl__lazy_plugins_init(void);
 
-/* The path the library looks for a plugin at: TL_<NAME>_PLUGIN if set (an
- * explicit file), else tilelang/plugins/<file> next to the library's own file (the
- * installed layout), else under the build tree's lib directory when the library's
- * own file lies in the build tree, else under the installed lib directory. Written
- * into buf (NUL-terminated; truncated paths fail later with the loader's reason). */
+/* The path the library looks for a plugin at: the environment variable `env` if
+ * set (an explicit file); else the first existing of tilelang/plugins/<file> next
+ * to the library's own file (the shared library in lib/), ../lib/tilelang/plugins/
+ * from it (a program in bin/ linking the static library), and the build tree's and
+ * the installation's lib directories (the build tree's first when this code lives
+ * in it); else the first of those. Written into buf (NUL-terminated). */
 void tl__plugin_default_path(const char *env, const char *file, char *buf, size_t cap);
 
 #endif
