@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/env.h"
+#include "base/error.h"
+#include "base/str.h"
 #include "tilelang/backend.h"
 
 #ifndef TL_BUILD_LIBDIR
@@ -24,11 +27,11 @@
 
 static bool exists(const char *path) { return access(path, R_OK) == 0; }
 
-void tl__plugin_default_path(const char *env, const char *file, char *buf, size_t cap) {
+tl_status tl__plugin_default_path(const char *env, const char *file, char *buf, size_t cap) {
   const char *explicit_path = env ? tl__env(env) : NULL;
   if (explicit_path && *explicit_path) {
     snprintf(buf, cap, "%s", explicit_path);
-    return;
+    return TL_OK;
   }
   /* Where this code lives: the shared library (lib/), or a program linking the
    * static library (bin/, in the build tree or an installation). */
@@ -47,27 +50,30 @@ void tl__plugin_default_path(const char *env, const char *file, char *buf, size_
   if (slash) *slash = '\0';
   size_t n = strlen(build_root);
   bool in_build = self_dir[0] && n && strncmp(self_dir, build_root, n) == 0 && (self_dir[n] == '/' || !self_dir[n]);
-  char candidates[4][4096];
+  const char *first = in_build ? TL_BUILD_LIBDIR : TL_INSTALL_LIBDIR;
+  const char *second = in_build ? TL_INSTALL_LIBDIR : TL_BUILD_LIBDIR;
+  char *candidates[4] = {NULL, NULL, NULL, NULL};
   size_t k = 0;
   if (self_dir[0]) {
-    snprintf(candidates[k++], sizeof candidates[0], "%s/" PLUGIN_SUBDIR "/%s", self_dir, file);
-    snprintf(candidates[k++], sizeof candidates[0], "%s/../lib/" PLUGIN_SUBDIR "/%s", self_dir, file);
+    candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", self_dir, file);
+    candidates[k++] = tl__format("%s/../lib/" PLUGIN_SUBDIR "/%s", self_dir, file);
   }
-  snprintf(candidates[k++], sizeof candidates[0], "%s/" PLUGIN_SUBDIR "/%s", in_build ? TL_BUILD_LIBDIR : TL_INSTALL_LIBDIR,
-           file);
-  snprintf(candidates[k++], sizeof candidates[0], "%s/" PLUGIN_SUBDIR "/%s", in_build ? TL_INSTALL_LIBDIR : TL_BUILD_LIBDIR,
-           file);
+  candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", first, file);
+  candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", second, file);
+  tl_status s = TL_OK;
+  const char *pick = NULL;
   for (size_t i = 0; i < k; i++)
-    if (exists(candidates[i])) {
-      snprintf(buf, cap, "%s", candidates[i]);
-      return;
-    }
+    if (!candidates[i]) s = tl__oom();
+  for (size_t i = 0; s == TL_OK && i < k && !pick; i++)
+    if (exists(candidates[i])) pick = candidates[i];
   /* None is there: the path of the installed layout, which the loader's error names. */
-  snprintf(buf, cap, "%s", candidates[0]);
+  if (s == TL_OK) snprintf(buf, cap, "%s", pick ? pick : candidates[0]);
+  for (size_t i = 0; i < k; i++) tl__free(candidates[i]);
+  return s;
 }
 
 tl_status tl__lazy_plugins_init(void) {
   char path[4096];
-  tl__plugin_default_path("TL_OPENCL_PLUGIN", "libtilelang-opencl.so", path, sizeof path);
+  TL__TRY(tl__plugin_default_path("TL_OPENCL_PLUGIN", "libtilelang-opencl.so", path, sizeof path));
   return tl_register_lazy_device_codegen("opencl", path);
 }

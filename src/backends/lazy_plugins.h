@@ -16,7 +16,8 @@ tl_status tl__lazy_plugins_init(void);
  * to the library's own file (the shared library in lib/), ../lib/tilelang/plugins/
  * from it (a program in bin/ linking the static library), and the build tree's and
  * the installation's lib directories (the build tree's first when this code lives
- * in it); else the first of those. Written into buf (NUL-terminated). */
-void tl__plugin_default_path(const char *env, const char *file, char *buf, size_t cap);
+ * in it); else the first of those. Written into buf (NUL-terminated); TL_ENOMEM
+ * when the candidates cannot be made. */
+tl_status tl__plugin_default_path(const char *env, const char *file, char *buf, size_t cap);
 
 #endif

@@ -284,10 +284,10 @@ static void test_lazy_context_resolution(void **state) {
                 "No backend registered for target kind 'llvm'. Available: c, cuda, hip, metal, nvptx, opencl, webgpu");
   /* The in-tree plugin's path: next to the library, in the build tree, or installed. */
   char path[4096];
-  tl__plugin_default_path(NULL, "libtilelang-opencl.so", path, sizeof path);
+  TL_ASSERT_OK(tl__plugin_default_path(NULL, "libtilelang-opencl.so", path, sizeof path));
   assert_non_null(strstr(path, "/tilelang/plugins/libtilelang-opencl.so"));
   setenv("TLT_PLUGIN_OVERRIDE", "/opt/x/libmine.so", 1);
-  tl__plugin_default_path("TLT_PLUGIN_OVERRIDE", "libtilelang-opencl.so", path, sizeof path);
+  TL_ASSERT_OK(tl__plugin_default_path("TLT_PLUGIN_OVERRIDE", "libtilelang-opencl.so", path, sizeof path));
   assert_string_equal(path, "/opt/x/libmine.so");
   unsetenv("TLT_PLUGIN_OVERRIDE");
 }
