@@ -6,6 +6,7 @@
  * Without an OpenCL platform the runtime tests are skipped, saying why; anything
  * else failing fails. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "backend_run.h"
@@ -432,6 +433,101 @@ static void test_engine_and_cache(void **state) {
   tl_ir_module_free(m);
 }
 
+/* One kernel called from several threads at once, each with its own tensors. */
+typedef struct thread_job {
+  tl_kernel *k;
+  const tl_ir_module *m;
+  const tl_ir_func *f;
+  int seed;
+  int failures;
+} thread_job;
+
+static void *call_repeatedly(void *p) {
+  thread_job *j = p;
+  for (int r = 0; r < 8; r++) {
+    pt_dim dims[1] = {{"N", 500 + 37 * j->seed + r}};
+    pt_args want = pt_args_make(j->f, dims, 1, (uint64_t)(j->seed * 100 + r)), got = pt_args_copy(&want);
+    if (tl_ir_interpret(j->m, j->f->name, want.values, (int)want.n) != TL_OK ||
+        tl_kernel_call(j->k, got.values, (int)got.n, NULL) != TL_OK || pt_first_diff(&want, &got, 2) != -1)
+      j->failures++;
+    pt_args_free(&want);
+    pt_args_free(&got);
+  }
+  return NULL;
+}
+
+static void test_concurrent_calls(void **state) {
+  (void)state;
+  if (!require_opencl()) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/examples/vector_add.py", TL_SOURCE_DIR);
+  tl_ir_module *m = NULL;
+  TL_ASSERT_OK(tl_ir_parse_file(path, NULL, &m));
+  tl_backend_context *ctx = opencl_context("opencl");
+  tl_kernel *k = NULL;
+  TL_ASSERT_OK(br_compile(m, "vector_add", ctx, &k));
+  thread_job jobs[4];
+  pthread_t threads[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (thread_job){k, m, tl_ir_module_find_func(m, "vector_add"), i, 0};
+    assert_int_equal(pthread_create(&threads[i], NULL, call_repeatedly, &jobs[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(threads[i], NULL);
+    assert_int_equal(jobs[i].failures, 0);
+  }
+  tl_kernel_release(k);
+  tl_backend_context_release(ctx);
+  tl_ir_module_free(m);
+}
+
+/* Out of memory at every allocation of load and call: a clean TL_ENOMEM, nothing
+ * leaked (the ASan build), and the state usable afterwards. */
+typedef struct oom_load {
+  const tl__exec_impl *impl;
+  tl__build_request req;
+  const char *dir;
+  pt_args *args;
+} oom_load;
+
+static tl_status load_and_call(void *p) {
+  oom_load *o = p;
+  tl__loaded loaded = {0};
+  tl_status s = o->impl->load(&o->req, o->dir, &loaded);
+  if (s == TL_OK) {
+    s = loaded.call(loaded.state, o->args->values, (int)o->args->n, NULL);
+    loaded.destroy(loaded.state);
+  }
+  return s;
+}
+
+static void test_oom(void **state) {
+  (void)state;
+  if (!require_opencl()) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/examples/row_sum.py", TL_SOURCE_DIR);
+  tl_ir_module *m = NULL;
+  TL_ASSERT_OK(tl_ir_parse_file(path, NULL, &m));
+  tl_backend_context *ctx = opencl_context("opencl");
+  br_build b;
+  TL_ASSERT_OK(br_codegen(m, ctx, &b));
+  char *dir = br_mkdtemp();
+  const tl_ir_func *f = tl_ir_module_func(m, 0);
+  oom_load o = {tl__find_exec_impl("opencl"),
+                {f->name, tl_backend_context_target(ctx), b.device, NULL, tl_artifact_kernel_table(b.device), NULL},
+                dir, NULL};
+  TL_ASSERT_OK(o.impl->build(&o.req, dir));
+  pt_dim none[1] = {{"N", 1}};
+  pt_args a = pt_args_make(f, none, 0, 3);
+  o.args = &a;
+  assert_true(tl_oom_sweep(load_and_call, NULL, &o) >= 5);
+  pt_args_free(&a);
+  br_rmdir(dir);
+  br_build_free(&b);
+  tl_backend_context_release(ctx);
+  tl_ir_module_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_manifest_and_lazy_load),
@@ -442,6 +538,8 @@ int main(void) {
     cmocka_unit_test(test_build_error),
     cmocka_unit_test(test_device_memory_and_checks),
     cmocka_unit_test(test_engine_and_cache),
+    cmocka_unit_test(test_concurrent_calls),
+    cmocka_unit_test(test_oom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
