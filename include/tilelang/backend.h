@@ -142,6 +142,12 @@ TL_API const char *tl_execution_backend_spec_unavailable_reason(const tl_executi
 
 /* ================================================= backend manifests: registry */
 
+/* Checks the manifest exactly as tl_register_backend does before registering (upstream
+ * BackendModule.__post_init__: every rule in upstream's order, each with its own
+ * TL_EINVAL message) without registering anything: what a binding calls when a
+ * manifest is constructed. Thread-safe. */
+TL_API tl_status tl_backend_module_validate(const tl_backend_module *m);
+
 /* Validates the manifest exactly as upstream BackendModule.__post_init__ (each rule
  * with its own TL_EINVAL message, in upstream's order; docs/backend-registry.md) and
  * registers it: a manifest of the same name that is identical (the same pointer, or
