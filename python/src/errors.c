@@ -81,6 +81,12 @@ PyObject *tlpy_raise(tl_status s) {
     tlpy_clear_pending();
     return NULL;
   }
+  if (t_pending && t_pending_deferred) {
+    /* A predicate or availability check raised: upstream would have propagated that
+     * exception, so it is what Python sees (the library's failure followed from it). */
+    Py_DECREF(exc);
+    return tlpy_check_pending(), NULL;
+  }
   if (t_pending) {
     PyObject *cause = t_pending;
     t_pending = NULL;

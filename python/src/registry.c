@@ -401,6 +401,43 @@ static PyObject *get_global_func(PyObject *self, PyObject *args) {
   return tlpy_cfunc_get(TLPY_FN_PACKED, (void (*)(void))fn, data, name);
 }
 
+/* call_global_func(name, *args): tl_call_global_func, whoever registered it. */
+static PyObject *call_global_func(PyObject *self, PyObject *args) {
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  if (n < 1) {
+    PyErr_SetString(PyExc_TypeError, "call_global_func(name, *args) needs a name");
+    return NULL;
+  }
+  const char *name;
+  if (tlpy_str_arg(PyTuple_GET_ITEM(args, 0), "name", 0, &name) < 0) return NULL;
+  if (n - 1 > 64) {
+    PyErr_SetString(PyExc_TypeError, "global functions take at most 64 arguments");
+    return NULL;
+  }
+  tl_value values[64];
+  PyObject *keep = PyList_New(0);
+  if (!keep) return NULL;
+  for (Py_ssize_t i = 1; i < n; i++) {
+    if (tlpy_value_arg(PyTuple_GET_ITEM(args, i), &values[i - 1], keep) < 0) {
+      Py_DECREF(keep);
+      return NULL;
+    }
+  }
+  tl_value ret = {TL_VALUE_NONE, 0, {0}};
+  tl_status s;
+  TLPY_NOGIL(s = tl_call_global_func(name, values, (int)(n - 1), &ret));
+  Py_DECREF(keep);
+  if (s != TL_OK) {
+    tl_value_clear(&ret);
+    return tlpy_raise(s);
+  }
+  PyObject *views = PyList_New(0);
+  PyObject *r = views ? tlpy_value_to_py(&ret, views) : NULL;
+  Py_XDECREF(views);
+  tl_value_clear(&ret);
+  return r;
+}
+
 static PyObject *list_global_funcs(PyObject *self, PyObject *unused) {
   size_t n = tl_list_global_funcs(NULL, 0);
   const char **names = PyMem_Malloc((n + 1) * sizeof *names);
@@ -432,6 +469,7 @@ PyMethodDef tlpy_registry_methods[] = {
     {"register_global_func", (PyCFunction)(void (*)(void))register_global_func, METH_VARARGS | METH_KEYWORDS,
      "register_global_func(name, func, override=False): publish a Python function as a global function."},
     {"get_global_func", get_global_func, METH_VARARGS, "get_global_func(name): a global function as a callable."},
+    {"call_global_func", call_global_func, METH_VARARGS, "call_global_func(name, *args): call a global function."},
     {"list_global_funcs", list_global_funcs, METH_NOARGS, "The global functions' names, in registration order."},
     {NULL},
 };

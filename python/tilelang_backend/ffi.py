@@ -5,12 +5,7 @@ find and call them. Values cross as None, bool, int, float, str, bytes, Target,
 Artifact and IRModule.
 """
 
-from ._C import get_global_func, list_global_funcs, register_global_func
-
-
-def call_global_func(name: str, *args):
-    """Call the global function ``name`` with ``args``."""
-    return get_global_func(name)(*args)
+from ._C import call_global_func, get_global_func, list_global_funcs, register_global_func
 
 
 __all__ = ["register_global_func", "get_global_func", "list_global_funcs", "call_global_func"]
