@@ -56,6 +56,17 @@ tsan: deps $(TSAN_BUILD)/CMakeCache.txt
 bench: build
 	@scripts/bench.sh $(BUILD)
 
+# Every libFuzzer target (tests/fuzz, built by the normal build with clang) for
+# FUZZ_TIME seconds each; ctest runs them only briefly.
+FUZZ_TIME ?= 60
+fuzz: build
+	@set -e; for f in tests/fuzz/fuzz_*.c; do \
+	  name=$$(basename $$f .c | sed 's/^fuzz_//'); \
+	  [ -x $(BUILD)/bin/fuzz_$$name ] || { echo "fuzz: $(BUILD)/bin/fuzz_$$name not built (clang?)"; exit 1; }; \
+	  echo "== fuzz_$$name for $(FUZZ_TIME)s =="; \
+	  tests/fuzz/run.sh $(BUILD)/bin/fuzz_$$name tests/fuzz $$name $(BUILD)/fuzz-corpus/$$name -max_total_time=$(FUZZ_TIME); \
+	done
+
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 

@@ -6,3 +6,5 @@ tlc="$1"
 run() { echo "\$ tlc $*"; "$tlc" "$@"; echo; }
 run --version
 run --help
+run target --determine auto
+run target --pretty nvidia/nvidia-h100

@@ -1,13 +1,21 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
+<<<<<<< HEAD
 # Areas: target. An area is a regen_<area> function below; add yours next to it.
+=======
+# Areas: ir parse_errors. An area is a regen_<area> function below; add yours next to it.
+>>>>>>> interp
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
+<<<<<<< HEAD
 AREAS="target"
+=======
+AREAS="ir parse_errors"
+>>>>>>> interp
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -16,6 +24,7 @@ ensure_built() {
   cmake --build "$BUILD" --target tlc >/dev/null
 }
 
+<<<<<<< HEAD
 # tests/golden/target/targets.golden: "== SPEC" lines, each followed by the text
 # of `tlc target SPEC`; the host's llvm triple becomes @HOST_TRIPLE@.
 regen_target() {
@@ -29,6 +38,39 @@ regen_target() {
   done
   mv "$tmp" "$f"
   echo "regenerated $f ($(grep -c '^== ' "$f") entries)"
+=======
+# tests/golden/ir/<example>.txt: `tlc parse examples/<example>.py` (default constants).
+regen_ir() {
+  mkdir -p tests/golden/ir
+  rm -f tests/golden/ir/*.txt
+  n=0
+  for f in examples/*.py; do
+    name=$(basename "$f" .py)
+    tlc parse "$f" >"tests/golden/ir/$name.txt"
+    n=$((n + 1))
+  done
+  echo "regenerated tests/golden/ir ($n examples)"
+}
+
+# tests/golden/parse_errors/<case>.err: the error of parsing <case>.py, as the
+# library reports it (file name as given, without tlc's "tlc: " prefix).
+regen_parse_errors() {
+  dir=tests/golden/parse_errors
+  tlc_abs=$(cd "$BUILD/bin" && pwd)/tlc
+  n=0
+  for f in "$dir"/*.py; do
+    name=$(basename "$f" .py)
+    if (cd "$dir" && "$tlc_abs" parse "$name.py" >/dev/null 2>"$name.err.tmp"); then
+      rm -f "$dir/$name.err.tmp"
+      echo "regen-golden: $f parses without error" >&2
+      exit 1
+    fi
+    sed '1s/^tlc: //' "$dir/$name.err.tmp" >"$dir/$name.err"
+    rm -f "$dir/$name.err.tmp"
+    n=$((n + 1))
+  done
+  echo "regenerated $dir ($n cases)"
+>>>>>>> interp
 }
 
 ensure_built

@@ -9,11 +9,13 @@
  * "kind", "tag", "keys", then "host" (if any, as a nested object), then the
  * attributes in SCHEMA ORDER: the common options (device, model, libs,
  * target_device_type), then the kind's own options in declaration order, then any
- * other key a canonicalizer added, then "feature.*" keys sorted by name. TVM lists
- * attributes in the iteration order of a C++ unordered_map, which depends on the
- * standard library; a deterministic order is a deliberate difference. Strings are
- * escaped exactly as TVM escapes them ('/' becomes "\/", control bytes become
- * \u00xx). Parsing the text gives an equal target. See docs/targets.md. */
+ * other key a canonicalizer added (by name), then "feature.*" keys by name (maps
+ * inside their values sorted by key too). TVM lists attributes in the iteration
+ * order of a C++ unordered_map, which depends on the standard library; a
+ * deterministic order is a deliberate difference, and it makes the text canonical:
+ * equal targets have equal texts. Strings are escaped exactly as TVM escapes them
+ * ('/' becomes "\/", control bytes become \u00xx). Parsing the text gives an equal
+ * target. See docs/targets.md. */
 #ifndef TILELANG_TARGET_H
 #define TILELANG_TARGET_H
 
@@ -88,7 +90,8 @@ TL_API bool tl_target_attr_bool(const tl_target *t, const char *name, bool *out)
 TL_API size_t tl_target_attr_array(const tl_target *t, const char *name, const char **out, size_t cap);
 
 /* Structural equality (as tvm.ir.structural_equal): kind, tag, keys (in order),
- * attributes (as a map) and host. Two NULLs are equal. Thread-safe. */
+ * attributes (as a map) and host; computed on the canonical text, so a float -0.0
+ * differs from 0.0. Two NULLs are equal. Thread-safe. */
 TL_API bool tl_target_equal(const tl_target *a, const tl_target *b);
 /* A hash consistent with tl_target_equal, stable across runs. 0 for NULL. */
 TL_API uint64_t tl_target_hash(const tl_target *t);

@@ -38,9 +38,22 @@ typedef struct tl__target_kind {
   tl__target_canonicalizer canonicalize; /* NULL: none */
 } tl__target_kind;
 
-/* The options every kind declares first, {NULL}-terminated:
- * kind, keys, tag, device, model, libs, host, from_device, target_device_type. */
+/* The options every kind declares first, {NULL}-terminated, at these positions. */
+enum {
+  TL__OPT_KIND,
+  TL__OPT_KEYS,
+  TL__OPT_TAG,
+  TL__OPT_DEVICE,
+  TL__OPT_MODEL,
+  TL__OPT_LIBS,
+  TL__OPT_HOST,
+  TL__OPT_FROM_DEVICE,
+  TL__OPT_TARGET_DEVICE_TYPE,
+  TL__NUM_COMMON_OPTIONS
+};
 extern const tl__target_option tl__target_common_options[];
+/* The most options a kind has, common ones included. */
+#define TL__MAX_KIND_OPTIONS 64
 
 size_t tl__target_kind_count(void);
 const tl__target_kind *tl__target_kind_at(size_t i);

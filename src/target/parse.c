@@ -29,6 +29,7 @@ static tl_status wrap_string(tl_status s, const char *spec) {
 #define TAG_CACHE_SIZE 128
 static _Atomic(tl_target *) g_kind_cache[KIND_CACHE_SIZE];
 static _Atomic(tl_target *) g_tag_cache[TAG_CACHE_SIZE];
+_Static_assert(KIND_CACHE_SIZE >= 10, "one cache slot per kind");
 
 /* Returns the cached target of *slot, building it with make(arg) the first time.
  * Racing builders agree through compare-and-swap; the loser frees its copy. */
@@ -58,12 +59,44 @@ static tl_status make_kind_target(const void *arg, tl_target **out) {
   return tl__target_from_config(&config, 0, out);
 }
 
-/* A tag's configuration as a value. The table's JSON is valid (every tag is built
- * by the tests), so a failure can only be jansson running out of memory, which it
- * sometimes reports as a syntax error. */
-static tl_status parse_tag_config(tl__arena *a, const tl__target_tag *tag, tl__tval *out) {
-  tl_status s = tl__tv_parse_json(a, tag->config, "", out);
-  return s == TL_OK || s == TL_ENOMEM ? s : tl__oom();
+/* Parsed tag configurations, built once per tag and shared (immutable). */
+typedef struct tag_value {
+  tl__arena arena;
+  tl__tval value;
+} tag_value;
+static _Atomic(tag_value *) g_tag_values[TAG_CACHE_SIZE];
+
+/* A tag's configuration as a value (borrowed when cached, else in arena a). The
+ * table's JSON is valid (every tag is built by the tests), so a failure can only be
+ * jansson running out of memory, which it sometimes reports as a syntax error. */
+static tl_status parse_tag_config(tl__arena *a, size_t i, tl__tval *out) {
+  const tl__target_tag *tag = tl__target_tag_at(i);
+  if (i >= TAG_CACHE_SIZE) {
+    tl_status s = tl__tv_parse_json(a, tag->config, "", out);
+    return s == TL_OK || s == TL_ENOMEM ? s : tl__oom();
+  }
+  tag_value *tv = atomic_load_explicit(&g_tag_values[i], memory_order_acquire);
+  if (!tv) {
+    tl__arena own;
+    tl__arena_init(&own, 1024);
+    tag_value *made = tl__arena_alloc(&own, sizeof *made);
+    tl_status s = made ? tl__tv_parse_json(&own, tag->config, "", &made->value) : TL_ENOMEM;
+    if (s != TL_OK) {
+      tl__arena_free(&own);
+      return tl__oom();
+    }
+    made->arena = own; /* the arena holds the struct itself: it is never freed */
+    tag_value *expected = NULL;
+    if (atomic_compare_exchange_strong_explicit(&g_tag_values[i], &expected, made, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+      tv = made;
+    } else {
+      tl__arena_free(&own);
+      tv = expected;
+    }
+  }
+  *out = tv->value;
+  return TL_OK;
 }
 
 /* Target(tag_config): the tag's configuration; the tag is not recorded. */
@@ -72,7 +105,7 @@ static tl_status make_tag_target(const void *arg, tl_target **out) {
   tl__arena a;
   tl__arena_init(&a, 2048);
   tl__tval v;
-  tl_status s = parse_tag_config(&a, tag, &v);
+  tl_status s = parse_tag_config(&a, (size_t)(tag - tl__target_tag_at(0)), &v);
   if (s == TL_OK) s = tl__target_from_config(&v.v.map, 0, out);
   tl__arena_free(&a);
   return s;
@@ -146,8 +179,14 @@ static tl_status expand_tag(const tl__tmap *input, const tl__tval *tagv, tl__are
   long ti = tl__target_tag_index(tagv->v.s);
   if (ti < 0) return tl__error(TL_EINVAL, "Unknown target tag: %s", tagv->v.s);
   tl__tval base;
-  TL__TRY(parse_tag_config(a, tl__target_tag_at((size_t)ti), &base));
-  *merged = base.v.map;
+  TL__TRY(parse_tag_config(a, (size_t)ti, &base));
+  /* A copy of the member array (the cached value is shared and immutable). */
+  size_t cap = base.v.map.n + input->n + 1;
+  merged->m = tl__arena_alloc(a, cap * sizeof *merged->m);
+  if (!merged->m) return tl__oom();
+  memcpy(merged->m, base.v.map.m, base.v.map.n * sizeof *merged->m);
+  merged->n = base.v.map.n;
+  merged->cap = cap;
   for (size_t i = 0; i < input->n; i++)
     if (strcmp(input->m[i].key, "tag") != 0) TL__TRY(tl__tmap_set(merged, a, input->m[i].key, input->m[i].val));
   return tl__tmap_set(merged, a, "tag", *tagv);
@@ -163,33 +202,65 @@ static tl_status build_host(const tl__tval *v, int depth, tl_target **out) {
   return tl__error(TL_EINVAL, "Cannot create target with type: %s", tl__tv_type_key(v));
 }
 
-static int cmp_member_key(const void *a, const void *b) {
-  return strcmp(((const tl__tmember *)a)->key, ((const tl__tmember *)b)->key);
+/* The position of option `key` in opts, or -1. */
+static int option_index(const tl__target_option *const *opts, int n, const char *key) {
+  for (int j = 0; j < n; j++)
+    if (opts[j]->name[0] == key[0] && strcmp(opts[j]->name, key) == 0) return j;
+  return -1;
+}
+
+/* An attribute with its place in the text: schema position, then other keys,
+ * then feature.* keys by name. */
+typedef struct ranked {
+  int rank;
+  tl__tmember m;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b) {
+  const ranked *x = a, *y = b;
+  if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+  return strcmp(x->m.key, y->m.key);
 }
 
 /* Steps 4 to 7 after kind and host: resolve the schema, canonicalize, restore
- * features, compute keys, order the attributes, create. */
+ * features, compute keys, order the attributes, create. Options are handled by
+ * their position in the schema, so each given key is looked up once. Scratch
+ * lives on the stack; what the target keeps is allocated in arena a, which the
+ * target adopts when `adopt` (config then lives in a too). */
 static tl_status resolve(const tl__tmap *config, const tl__target_kind *kind, const tl_target *host, tl__arena *a,
-                         tl_target **out) {
-  tl__tmap res = {NULL, 0, 0};
-  const tl__target_option *lists[2] = {tl__target_common_options, kind->options};
-  /* Step 4.1: declared options in declaration order; host was taken out. */
-  for (int l = 0; l < 2; l++)
-    for (const tl__target_option *o = lists[l]; o->name; o++) {
-      if (o->type == TL__OPT_TARGET) continue;
-      const tl__tval *v = tl__tmap_get(config, o->name);
-      tl__tval val;
-      if (v) TL__TRY(validate(o, v, &val));
-      else if (o->has_default) val = o->type == TL__OPT_BOOL ? tl__tv_bool(o->dflt != 0) : tl__tv_int(o->dflt);
-      else continue;
-      TL__TRY(tl__tmap_set(&res, a, o->name, val));
-    }
-  /* Step 4.2: unknown keys (after validation, as TVM). */
+                         bool adopt, tl_target **out) {
+  const tl__target_option *opts[TL__MAX_KIND_OPTIONS];
+  int nopts = 0;
+  for (const tl__target_option *o = tl__target_common_options; o->name; o++) opts[nopts++] = o;
+  for (const tl__target_option *o = kind->options; o->name && nopts < TL__MAX_KIND_OPTIONS; o++) opts[nopts++] = o;
+  const tl__tval *given[TL__MAX_KIND_OPTIONS];
+  memset(given, 0, (size_t)nopts * sizeof *given);
+  const char *unknown = NULL;
   for (size_t i = 0; i < config->n; i++) {
     const char *key = config->m[i].key;
-    if (strcmp(key, "host") == 0 || is_feature_key(key)) continue;
-    if (!tl__target_option_find(kind, key)) return unknown_option(kind, key);
+    if (is_feature_key(key)) continue;
+    int j = option_index(opts, nopts, key);
+    if (j < 0) {
+      if (!unknown) unknown = key;
+    } else if (j != TL__OPT_HOST) { /* the host was taken out before */
+      given[j] = &config->m[i].val;
+    }
   }
+  /* Step 4.1: declared options in declaration order. Canonicalizers and features
+   * may add members; past the stack array the map grows in the arena. */
+  enum { STACK_MEMBERS = TL__MAX_KIND_OPTIONS + 8 };
+  tl__tmember res_stack[STACK_MEMBERS];
+  tl__tmap res = {res_stack, 0, STACK_MEMBERS};
+  for (int j = 0; j < nopts; j++) {
+    const tl__target_option *o = opts[j];
+    tl__tval val;
+    if (given[j]) TL__TRY(validate(o, given[j], &val));
+    else if (o->has_default) val = o->type == TL__OPT_BOOL ? tl__tv_bool(o->dflt != 0) : tl__tv_int(o->dflt);
+    else continue;
+    res.m[res.n++] = (tl__tmember){o->name, val};
+  }
+  /* Step 4.2: unknown keys, after validation as in TVM. */
+  if (unknown) return unknown_option(kind, unknown);
   /* Step 4.3: the canonicalizer. */
   if (kind->canonicalize) TL__TRY(kind->canonicalize(&res, a));
   /* Step 5: feature.* entries the canonicalizer did not set. */
@@ -203,8 +274,7 @@ static tl_status resolve(const tl__tmap *config, const tl__target_kind *kind, co
   const tl__tval *dev = tl__tmap_get(&res, "device");
   size_t ndefault = 0;
   while (kind->default_keys[ndefault]) ndefault++;
-  size_t cap = (kv ? kv->v.arr.n : ndefault) + 1;
-  const char **keys = tl__arena_alloc(a, cap * sizeof *keys);
+  const char **keys = tl__arena_alloc(a, ((kv ? kv->v.arr.n : ndefault) + 1) * sizeof *keys);
   if (!keys) return tl__oom();
   size_t nkeys = 0;
   if (kv)
@@ -219,40 +289,53 @@ static tl_status resolve(const tl__tmap *config, const tl__target_kind *kind, co
     if (!dup) keys[kept++] = keys[i];
   }
   nkeys = kept;
-  /* Step 7: attributes in schema order, then other keys, then features by name.
-   * from_device is dropped: nothing here queries devices (TVM without that
-   * runtime keeps the defaults too). */
+  /* Step 7: everything else is an attribute, in the order of the text. from_device
+   * is dropped: nothing here queries devices (TVM without that runtime keeps the
+   * defaults too). */
+  ranked r_stack[STACK_MEMBERS];
+  ranked *r = res.n <= STACK_MEMBERS ? r_stack : tl__arena_alloc(a, res.n * sizeof *r);
   tl__tmember *attrs = tl__arena_alloc(a, (res.n ? res.n : 1) * sizeof *attrs);
-  if (!attrs) return tl__oom();
-  size_t nattrs = 0;
-  static const char *const structural[] = {"kind", "tag", "keys", "from_device"};
-  for (int l = 0; l < 2; l++)
-    for (const tl__target_option *o = lists[l]; o->name; o++) {
-      bool skip = false;
-      for (size_t s = 0; s < sizeof structural / sizeof *structural; s++) skip |= strcmp(o->name, structural[s]) == 0;
-      const tl__tval *v = skip ? NULL : tl__tmap_get(&res, o->name);
-      if (v) attrs[nattrs++] = (tl__tmember){o->name, *v};
-    }
-  for (size_t i = 0; i < res.n; i++)
-    if (!is_feature_key(res.m[i].key) && !tl__target_option_find(kind, res.m[i].key)) attrs[nattrs++] = res.m[i];
-  size_t first_feature = nattrs;
-  for (size_t i = 0; i < res.n; i++)
-    if (is_feature_key(res.m[i].key)) attrs[nattrs++] = res.m[i];
-  qsort(attrs + first_feature, nattrs - first_feature, sizeof *attrs, cmp_member_key);
-  return tl__target_create(kind, tag, keys, nkeys, attrs, nattrs, host, out);
+  if (!r || !attrs) return tl__oom();
+  size_t n = 0;
+  for (size_t i = 0; i < res.n; i++) {
+    const char *key = res.m[i].key;
+    int j = -1;
+    for (int k = 0; k < nopts && j < 0; k++) /* schema names are kept by pointer */
+      if (opts[k]->name == key) j = k;
+    if (j < 0 && !is_feature_key(key)) j = option_index(opts, nopts, key); /* set by a canonicalizer */
+    if (j == TL__OPT_KIND || j == TL__OPT_KEYS || j == TL__OPT_TAG || j == TL__OPT_FROM_DEVICE) continue;
+    int rank = j >= 0 ? j : is_feature_key(key) ? TL__MAX_KIND_OPTIONS + 1 : TL__MAX_KIND_OPTIONS;
+    r[n++] = (ranked){rank, res.m[i]};
+  }
+  /* Order: mostly sorted already, usually few; insertion sort unless many. */
+  if (n > 32) {
+    qsort(r, n, sizeof *r, cmp_ranked);
+  } else {
+    for (size_t i = 1; i < n; i++)
+      for (size_t j = i; j > 0 && cmp_ranked(&r[j - 1], &r[j]) > 0; j--) {
+        ranked tmp = r[j];
+        r[j] = r[j - 1];
+        r[j - 1] = tmp;
+      }
+  }
+  for (size_t i = 0; i < n; i++) attrs[i] = r[i].m;
+  return tl__target_create(kind, tag, keys, nkeys, attrs, n, host, adopt ? a : NULL, out);
 }
 
-/* TVM's FromConfig, without the error suffix. */
-static tl_status from_config(const tl__tmap *input, int depth, tl_target **out) {
-  tl__arena a;
-  tl__arena_init(&a, 2048);
+/* TVM's FromConfig, without the error suffix. With `own`, input lives in *own and
+ * the new target takes that arena over (the caller frees *own either way: it is
+ * left empty on success); without, the target copies what it keeps. */
+static tl_status from_config(const tl__tmap *input, int depth, tl__arena *own, tl_target **out) {
+  tl__arena scratch;
+  tl__arena_init(&scratch, 1024);
+  tl__arena *a = own ? own : &scratch;
   tl_target *host = NULL;
   tl_status s = TL_OK;
   const tl__tmap *config = input;
   tl__tmap merged;
   const tl__tval *tagv = tl__tmap_get(input, "tag");
   if (!tl__tmap_get(input, "kind") && tagv) {
-    if ((s = expand_tag(input, tagv, &a, &merged)) != TL_OK) goto done;
+    if ((s = expand_tag(input, tagv, a, &merged)) != TL_OK) goto done;
     config = &merged;
   }
   const tl__tval *kindv = tl__tmap_get(config, "kind");
@@ -271,15 +354,15 @@ static tl_status from_config(const tl__tmap *input, int depth, tl_target **out) 
   }
   const tl__tval *hostv = tl__tmap_get(config, "host");
   if (hostv && (s = build_host(hostv, depth + 1, &host)) != TL_OK) goto done;
-  s = resolve(config, kind, host, &a, out);
+  s = resolve(config, kind, host, a, own != NULL, out);
 done:
   tl_target_release(host);
-  tl__arena_free(&a);
+  tl__arena_free(&scratch);
   return s;
 }
 
 tl_status tl__target_from_config(const tl__tmap *config, int depth, tl_target **out) {
-  tl_status s = from_config(config, depth, out);
+  tl_status s = from_config(config, depth, NULL, out);
   if (s == TL_OK || s == TL_ENOMEM) return s;
   tl__tval v = {.type = TL__TV_MAP, .v.map = *config};
   char *repr = tl__json_dump(&v, 0, true);
@@ -316,12 +399,13 @@ static tl_status from_string(const char *s, int depth, tl_target **out) {
   long ti = tl__target_tag_index(s);
   if (ti >= 0) return tag_target((size_t)ti, out);
   if (s[0] == '{') {
+    /* One arena for the parsed JSON and the target built from it. */
     tl__arena a;
-    tl__arena_init(&a, 2048);
+    tl__arena_init(&a, 1024);
     tl__tval v;
     tl_status st = tl__tv_parse_json(&a, s, "Failed to parse target JSON config: ", &v);
     if (st == TL_OK && v.type != TL__TV_MAP) st = tl__error(TL_EINVAL, "Target JSON config must be a dict, got: %s", s);
-    if (st == TL_OK) st = from_config(&v.v.map, depth, out);
+    if (st == TL_OK) st = from_config(&v.v.map, depth, &a, out);
     tl__arena_free(&a);
     return st;
   }
@@ -335,5 +419,11 @@ tl_status tl_target_parse(const char *spec, tl_target **out) {
   if (!out) return tl__error(TL_EINVAL, "tl_target_parse: out is NULL");
   *out = NULL;
   if (!spec) return tl__error(TL_EINVAL, "target has to be a string or dictionary. instead get NULL");
-  return wrap_string(from_string(spec, 0, out), spec);
+  /* JSON specs are memoized (memo.c); bare kinds and tags have their own caches. */
+  tl__target_memo key;
+  bool memo = spec[0] == '{' && tl__target_memo_key(spec, &key);
+  if (memo && (*out = tl__target_memo_get(&key))) return TL_OK;
+  tl_status s = wrap_string(from_string(spec, 0, out), spec);
+  if (s == TL_OK && memo) tl__target_memo_put(&key, *out);
+  return s;
 }

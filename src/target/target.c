@@ -33,53 +33,72 @@ static tl_status render(tl_target *t, tl__arena *a) {
   if (t->host) m[k++] = (tl__tmember){"host", (tl__tval){.type = TL__TV_RAW, .v.s = t->host->str}};
   for (size_t i = 0; i < t->nattrs; i++) m[k++] = t->attrs[i];
   tl__tval obj = {.type = TL__TV_MAP, .v.map = {m, k, k}};
-  tl__jw w = {NULL, 0, 0, true};
+  /* One pass into a stack buffer; a second, sized pass only for long texts. */
+  char stack_buf[1024];
+  tl__jw w = {stack_buf, 0, sizeof stack_buf, 0, true};
   tl__jw_value(&w, &obj, 0);
   char *buf = tl__arena_alloc(a, w.len + 1);
   if (!buf) return tl__oom();
-  w.buf = buf;
-  w.len = 0;
-  tl__jw_value(&w, &obj, 0);
+  if (w.len <= sizeof stack_buf) {
+    memcpy(buf, stack_buf, w.len);
+  } else {
+    w = (tl__jw){buf, 0, w.len, 0, true};
+    tl__jw_value(&w, &obj, 0);
+  }
   buf[w.len] = '\0';
   t->str = buf;
   t->str_len = w.len;
   return TL_OK;
 }
 
+/* Points t at its data: copied into arena a, or used in place when `copy` is false. */
+static tl_status fill(tl_target *t, tl__arena *a, bool copy, const char *tag, const char *const *keys, size_t nkeys,
+                      tl__tmember *attrs, size_t nattrs) {
+  if (!tag) tag = "";
+  if (copy) {
+    const char **k = nkeys ? tl__arena_alloc(a, nkeys * sizeof *k) : NULL;
+    tl__tmember *m = nattrs ? tl__arena_alloc(a, nattrs * sizeof *m) : NULL;
+    if (!(tag = tl__arena_strdup(a, tag)) || (nkeys && !k) || (nattrs && !m)) return tl__oom();
+    for (size_t i = 0; i < nkeys; i++)
+      if (!(k[i] = tl__arena_strdup(a, keys[i]))) return tl__oom();
+    for (size_t i = 0; i < nattrs; i++) {
+      if (!(m[i].key = tl__arena_strdup(a, attrs[i].key))) return tl__oom();
+      TL__TRY(tl__tv_copy(a, &attrs[i].val, &m[i].val));
+    }
+    keys = k;
+    attrs = m;
+  }
+  for (size_t i = 0; i < nattrs; i++) tl__tv_sort_maps(&attrs[i].val);
+  t->tag = tag;
+  t->keys = keys;
+  t->nkeys = nkeys;
+  t->attrs = attrs;
+  t->nattrs = nattrs;
+  return TL_OK;
+}
+
 tl_status tl__target_create(const tl__target_kind *kind, const char *tag, const char *const *keys, size_t nkeys,
-                            const tl__tmember *attrs, size_t nattrs, const tl_target *host, tl_target **out) {
-  tl__arena a;
-  tl__arena_init(&a, 1024);
-  tl_target *t = tl__arena_alloc(&a, sizeof *t);
+                            tl__tmember *attrs, size_t nattrs, const tl_target *host, tl__arena *adopt,
+                            tl_target **out) {
+  tl__arena own;
+  tl__arena_init(&own, 1024);
+  tl__arena *a = adopt ? adopt : &own;
+  tl__arena_mark mark = tl__arena_get_mark(a);
+  tl_target *t = tl__arena_alloc(a, sizeof *t);
   if (!t) goto oom;
   t->kind = kind;
-  t->tag = tl__arena_strdup(&a, tag ? tag : "");
-  if (!t->tag) goto oom;
-  const char **k = nkeys ? tl__arena_alloc(&a, nkeys * sizeof *k) : NULL;
-  if (nkeys && !k) goto oom;
-  for (size_t i = 0; i < nkeys; i++)
-    if (!(k[i] = tl__arena_strdup(&a, keys[i]))) goto oom;
-  t->keys = k;
-  t->nkeys = nkeys;
-  tl__tmember *m = nattrs ? tl__arena_alloc(&a, nattrs * sizeof *m) : NULL;
-  if (nattrs && !m) goto oom;
-  for (size_t i = 0; i < nattrs; i++) {
-    if (!(m[i].key = tl__arena_strdup(&a, attrs[i].key))) goto oom;
-    if (tl__tv_copy(&a, &attrs[i].val, &m[i].val) != TL_OK) goto oom;
-    tl__tv_sort_maps(&m[i].val);
-  }
-  t->attrs = m;
-  t->nattrs = nattrs;
   t->host = host;
   t->base = NULL;
-  if (render(t, &a) != TL_OK) goto oom;
+  if (fill(t, a, !adopt, tag, keys, nkeys, attrs, nattrs) != TL_OK || render(t, a) != TL_OK) goto oom;
   tl__ref_init(&t->rc);
   tl_target_retain(host);
-  t->arena = a;
+  t->arena = *a;
+  tl__arena_init(a, 1024);
   *out = t;
   return TL_OK;
 oom:
-  tl__arena_free(&a);
+  if (adopt) tl__arena_rewind(adopt, mark);
+  else tl__arena_free(&own);
   return tl__oom();
 }
 

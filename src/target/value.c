@@ -36,7 +36,7 @@ bool tl__tv_is_str_array(const tl__tval *v) {
 
 tl__tval *tl__tmap_get(const tl__tmap *m, const char *key) {
   for (size_t i = 0; i < m->n; i++)
-    if (strcmp(m->m[i].key, key) == 0) return &m->m[i].val;
+    if (m->m[i].key[0] == key[0] && strcmp(m->m[i].key, key) == 0) return &m->m[i].val;
   return NULL;
 }
 
@@ -57,17 +57,6 @@ tl_status tl__tmap_set(tl__tmap *m, tl__arena *a, const char *key, tl__tval v) {
   }
   m->m[m->n++] = (tl__tmember){key, v};
   return TL_OK;
-}
-
-bool tl__tmap_remove(tl__tmap *m, const char *key) {
-  for (size_t i = 0; i < m->n; i++) {
-    if (strcmp(m->m[i].key, key) == 0) {
-      memmove(&m->m[i], &m->m[i + 1], (m->n - i - 1) * sizeof *m->m);
-      m->n--;
-      return true;
-    }
-  }
-  return false;
 }
 
 /* ---- copies ---- */
@@ -112,7 +101,11 @@ void tl__tv_sort_maps(tl__tval *v) {
   if (v->type == TL__TV_ARRAY) {
     for (size_t i = 0; i < v->v.arr.n; i++) tl__tv_sort_maps(&v->v.arr.items[i]);
   } else if (v->type == TL__TV_MAP) {
-    if (v->v.map.n > 1) qsort(v->v.map.m, v->v.map.n, sizeof *v->v.map.m, cmp_member);
+    /* Writes only when out of order, so values shared read-only (parsed tag
+     * configurations) are never touched. */
+    bool sorted = true;
+    for (size_t i = 1; i < v->v.map.n && sorted; i++) sorted = cmp_member(&v->v.map.m[i - 1], &v->v.map.m[i]) < 0;
+    if (!sorted) qsort(v->v.map.m, v->v.map.n, sizeof *v->v.map.m, cmp_member);
     for (size_t i = 0; i < v->v.map.n; i++) tl__tv_sort_maps(&v->v.map.m[i].val);
   }
 }
@@ -180,43 +173,44 @@ tl_status tl__tv_parse_json(tl__arena *a, const char *text, const char *what, tl
 
 /* ---- JSON out ---- */
 
-void tl__jw_raw(tl__jw *w, const char *s, size_t n) {
-  if (w->buf) memcpy(w->buf + w->len, s, n);
+static void jw_raw(tl__jw *w, const char *s, size_t n) {
+  if (w->len + n <= w->cap) memcpy(w->buf + w->len, s, n);
   w->len += n;
 }
 
-static void jw_char(tl__jw *w, char c) {
-  if (w->buf) w->buf[w->len] = c;
+static inline void jw_char(tl__jw *w, char c) {
+  if (w->len < w->cap) w->buf[w->len] = c;
   w->len++;
 }
 
-/* True for bytes that tvm-ffi's EscapeString rewrites. */
-static bool needs_escape(unsigned char c, bool tvm) {
-  return c < 0x20 || c == 0x7f || c == '"' || c == '\\' || (tvm && c == '/');
-}
+/* Bytes that tvm-ffi's EscapeString rewrites: 1 always, 2 ('/') only with TVM
+ * escaping. */
+static const unsigned char escape_class[256] = {
+  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  ['"'] = 1, ['\\'] = 1, ['/'] = 2, [0x7f] = 1,
+};
 
-void tl__jw_string(tl__jw *w, const char *s) {
+static void jw_string(tl__jw *w, const char *s) {
   jw_char(w, '"');
-  const char *run = s;
-  for (const char *p = s;; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c && !needs_escape(c, w->tvm_escape)) continue;
-    tl__jw_raw(w, run, (size_t)(p - run));
-    if (!c) break;
-    run = p + 1;
+  for (const char *p = s; *p; p++) {
+    unsigned char c = (unsigned char)*p, k = escape_class[c];
+    if (!k || (k == 2 && !w->tvm_escape)) {
+      jw_char(w, (char)c); /* most bytes: copied one by one, no call per run */
+      continue;
+    }
     switch (c) {
-      case '"': tl__jw_raw(w, "\\\"", 2); break;
-      case '\\': tl__jw_raw(w, "\\\\", 2); break;
-      case '/': tl__jw_raw(w, "\\/", 2); break;
-      case '\b': tl__jw_raw(w, "\\b", 2); break;
-      case '\f': tl__jw_raw(w, "\\f", 2); break;
-      case '\n': tl__jw_raw(w, "\\n", 2); break;
-      case '\r': tl__jw_raw(w, "\\r", 2); break;
-      case '\t': tl__jw_raw(w, "\\t", 2); break;
+      case '"': jw_raw(w, "\\\"", 2); break;
+      case '\\': jw_raw(w, "\\\\", 2); break;
+      case '/': jw_raw(w, "\\/", 2); break;
+      case '\b': jw_raw(w, "\\b", 2); break;
+      case '\f': jw_raw(w, "\\f", 2); break;
+      case '\n': jw_raw(w, "\\n", 2); break;
+      case '\r': jw_raw(w, "\\r", 2); break;
+      case '\t': jw_raw(w, "\\t", 2); break;
       default: {
-        char u[8];
-        snprintf(u, sizeof u, "\\u%04x", c);
-        tl__jw_raw(w, u, 6);
+        static const char hex[] = "0123456789abcdef";
+        char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        jw_raw(w, u, 6);
       }
     }
   }
@@ -238,25 +232,30 @@ static void jw_float(tl__jw *w, double f) {
   else if (isinf(f)) n = snprintf(buf, sizeof buf, "%s", f < 0 ? "-Infinity" : "Infinity");
   else if (fabs(f) < 9007199254740992.0 && modf(f, &ip) == 0) n = snprintf(buf, sizeof buf, "%.1f", ip);
   else n = snprintf(buf, sizeof buf, "%.17g", f);
-  tl__jw_raw(w, buf, (size_t)n);
+  jw_raw(w, buf, (size_t)n);
 }
 
 void tl__jw_value(tl__jw *w, const tl__tval *v, int level) {
   switch (v->type) {
-    case TL__TV_NONE: tl__jw_raw(w, "null", 4); return;
+    case TL__TV_NONE: jw_raw(w, "null", 4); return;
     case TL__TV_BOOL:
-      if (v->v.b) tl__jw_raw(w, "true", 4);
-      else tl__jw_raw(w, "false", 5);
+      if (v->v.b) jw_raw(w, "true", 4);
+      else jw_raw(w, "false", 5);
       return;
     case TL__TV_INT: {
+      /* Decimal, without printf (the hot path of rendering). */
       char buf[24];
-      int n = snprintf(buf, sizeof buf, "%lld", (long long)v->v.i);
-      tl__jw_raw(w, buf, (size_t)n);
+      char *p = buf + sizeof buf;
+      uint64_t u = v->v.i < 0 ? 0 - (uint64_t)v->v.i : (uint64_t)v->v.i;
+      do *--p = (char)('0' + u % 10);
+      while (u /= 10);
+      if (v->v.i < 0) *--p = '-';
+      jw_raw(w, p, (size_t)(buf + sizeof buf - p));
       return;
     }
     case TL__TV_FLOAT: jw_float(w, v->v.f); return;
-    case TL__TV_STR: tl__jw_string(w, v->v.s); return;
-    case TL__TV_RAW: tl__jw_raw(w, v->v.s, strlen(v->v.s)); return;
+    case TL__TV_STR: jw_string(w, v->v.s); return;
+    case TL__TV_RAW: jw_raw(w, v->v.s, strlen(v->v.s)); return;
     case TL__TV_ARRAY:
       jw_char(w, '[');
       for (size_t i = 0; i < v->v.arr.n; i++) {
@@ -272,7 +271,7 @@ void tl__jw_value(tl__jw *w, const tl__tval *v, int level) {
       for (size_t i = 0; i < v->v.map.n; i++) {
         if (i) jw_char(w, ',');
         if (w->indent) jw_indent(w, level + 1);
-        tl__jw_string(w, v->v.map.m[i].key);
+        jw_string(w, v->v.map.m[i].key);
         jw_char(w, ':');
         if (w->indent) jw_char(w, ' ');
         tl__jw_value(w, &v->v.map.m[i].val, level + 1);
@@ -284,15 +283,14 @@ void tl__jw_value(tl__jw *w, const tl__tval *v, int level) {
 }
 
 char *tl__json_dump(const tl__tval *v, int indent, bool tvm_escape) {
-  tl__jw w = {NULL, 0, indent, tvm_escape};
+  tl__jw w = {NULL, 0, 0, indent, tvm_escape};
   tl__jw_value(&w, v, 0);
   char *buf = tl__malloc(w.len + 1);
   if (!buf) {
     tl__oom();
     return NULL;
   }
-  w.buf = buf;
-  w.len = 0;
+  w = (tl__jw){buf, 0, w.len, indent, tvm_escape};
   tl__jw_value(&w, v, 0);
   buf[w.len] = '\0';
   return buf;

@@ -67,14 +67,12 @@ tl__tval *tl__tmap_get(const tl__tmap *m, const char *key);
  * kept, not copied: it must live as long as the map (static or in the arena).
  * TL_ENOMEM on failure, map unchanged. */
 tl_status tl__tmap_set(tl__tmap *m, tl__arena *a, const char *key, tl__tval v);
-/* Removes key, keeping the order of the others; false if absent. */
-bool tl__tmap_remove(tl__tmap *m, const char *key);
 
 /* A deep copy of v into arena a. TL_ENOMEM on failure. */
 tl_status tl__tv_copy(tl__arena *a, const tl__tval *v, tl__tval *out);
 
 /* Sorts the members of every map inside v by key (byte order), in place, so that
- * equal values render to equal text. */
+ * equal values render to equal text. Writes nothing when v is already sorted. */
 void tl__tv_sort_maps(tl__tval *v);
 
 /* Parses JSON text into a value in arena a (objects keep their key order; duplicate
@@ -86,16 +84,16 @@ tl_status tl__tv_parse_json(tl__arena *a, const char *text, const char *what, tl
 /* JSON output, as tvm-ffi's json::Stringify writes it: compact when indent is 0,
  * else tvm-ffi's indented layout. With tvm_escape, strings are escaped as tvm-ffi's
  * EscapeString ('/' as "\/", control bytes and 0x7f as \u00xx); without, '/' is left
- * alone (for messages that show users JSON to type). The writer counts when buf is
- * NULL, so output is sized first and written once. */
+ * alone (for messages that show users JSON to type). The writer always counts
+ * and writes only what fits in buf[0..cap), so a caller can write into a buffer it
+ * has and size a second pass from len when that was too small. */
 typedef struct tl__jw {
-  char *buf;   /* NULL: count only */
-  size_t len;  /* bytes written (or counted) so far */
+  char *buf;  /* may be NULL with cap 0: count only */
+  size_t len; /* bytes of output so far (written or not) */
+  size_t cap;
   int indent;
   bool tvm_escape;
 } tl__jw;
-void tl__jw_raw(tl__jw *w, const char *s, size_t n);
-void tl__jw_string(tl__jw *w, const char *s);
 void tl__jw_value(tl__jw *w, const tl__tval *v, int level);
 /* v rendered into a fresh string (tl__free it), or NULL with TL_ENOMEM set. */
 char *tl__json_dump(const tl__tval *v, int indent, bool tvm_escape);

@@ -1,5 +1,6 @@
 /* Target parsing: the three string forms, tag expansion, the keys rule, hosts,
  * TVM's coercions, canonicalizers, and every error path with its exact message. */
+#include "target/target_impl.h"
 #include "target_test.h"
 
 #define CUDA_DEFAULTS "\"thread_warp_size\":32,\"max_num_threads\":1024"
@@ -30,6 +31,53 @@ static void test_bare_kind_is_shared(void **state) {
   tl_target *c = parse_ok("metal");
   assert_string_equal(tl_target_kind(c), "metal");
   tl_target_release(c);
+}
+
+static void test_json_specs_are_memoized(void **state) {
+  (void)state;
+  /* An identical JSON spec gives the same immutable target back. */
+  const char *spec = "{\"kind\":\"opencl\",\"max_num_threads\":64}";
+  tl_target *a = parse_ok(spec), *b = parse_ok(spec);
+  assert_ptr_equal(a, b);
+  /* Another spelling is another entry, but an equal target. */
+  tl_target *c = parse_ok("{ \"max_num_threads\": 64, \"kind\": \"opencl\" }");
+  assert_ptr_not_equal(a, c);
+  assert_true(tl_target_equal(a, c));
+  tl_target_release(b);
+  tl_target_release(c);
+  /* Many other specs evict it; the result is the same target all the same. */
+  for (int i = 0; i < 500; i++) {
+    char other[64];
+    snprintf(other, sizeof other, "{\"kind\":\"opencl\",\"max_num_threads\":%d}", i);
+    tl_target *t = parse_ok(other);
+    int64_t v;
+    assert_true(tl_target_attr_int(t, "max_num_threads", &v));
+    assert_int_equal(v, i);
+    tl_target_release(t);
+  }
+  tl_target *d = parse_ok(spec);
+  assert_true(tl_target_equal(a, d));
+  tl_target_release(d);
+  tl_target_release(a);
+  /* Failures are not memoized; off, every parse builds a new target. */
+  EXPECT_ERR("{\"kind\":\"opencl\",\"x\":1}", "Unknown config option 'x'. Known options: 'kind', 'keys', 'tag', "
+             "'device', 'model', 'libs', 'host', 'from_device', 'target_device_type', 'max_threads_per_block', "
+             "'max_shared_memory_per_block', 'max_num_threads', 'thread_warp_size', 'texture_spatial_limit', "
+             "'texture_depth_limit', 'max_function_args', 'image_base_address_alignment'" SUFFIX
+             "{\"kind\":\"opencl\",\"x\":1}");
+  EXPECT_ERR("{\"kind\":\"opencl\",\"x\":1}", "Unknown config option 'x'. Known options: 'kind', 'keys', 'tag', "
+             "'device', 'model', 'libs', 'host', 'from_device', 'target_device_type', 'max_threads_per_block', "
+             "'max_shared_memory_per_block', 'max_num_threads', 'thread_warp_size', 'texture_spatial_limit', "
+             "'texture_depth_limit', 'max_function_args', 'image_base_address_alignment'" SUFFIX
+             "{\"kind\":\"opencl\",\"x\":1}");
+  tl__target_memo_enable(false);
+  a = parse_ok(spec);
+  b = parse_ok(spec);
+  assert_ptr_not_equal(a, b);
+  assert_true(tl_target_equal(a, b));
+  tl_target_release(a);
+  tl_target_release(b);
+  tl__target_memo_enable(true);
 }
 
 static void test_tag_string_does_not_record_tag(void **state) {
@@ -569,6 +617,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_bare_kind),
     cmocka_unit_test(test_bare_kind_is_shared),
+    cmocka_unit_test(test_json_specs_are_memoized),
     cmocka_unit_test(test_tag_string_does_not_record_tag),
     cmocka_unit_test(test_tag_dict_records_tag_and_overrides),
     cmocka_unit_test(test_kind_and_tag_records_without_expanding),

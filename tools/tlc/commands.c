@@ -7,12 +7,18 @@ TLC_COMMAND(target)
 TLC_COMMAND(targets)
 TLC_COMMAND(backends)
 TLC_COMMAND(context)
+TLC_COMMAND(parse)
+TLC_COMMAND(check)
+TLC_COMMAND(interp)
 
 const tlc_command tlc_commands[] = {
   {"target", "print the canonical JSON of a target", tlc_target_usage, tlc_target_run},
   {"targets", "list target kinds and their options, or target tags", tlc_targets_usage, tlc_targets_run},
   {"backends", "list the registered backends and their execution backends", tlc_backends_usage, tlc_backends_run},
   {"context", "resolve and print the backend context for a target", tlc_context_usage, tlc_context_run},
+  {"parse", "parse a TileLang kernel file and print its IR", tlc_parse_usage, tlc_parse_run},
+  {"check", "parse a TileLang kernel file and verify its IR", tlc_check_usage, tlc_check_run},
+  {"interp", "run a kernel with the reference interpreter and print output checksums", tlc_interp_usage, tlc_interp_run},
   {NULL, NULL, NULL, NULL}, /* sentinel: lets the table be empty */
 };
 const size_t tlc_num_commands = sizeof tlc_commands / sizeof tlc_commands[0] - 1;

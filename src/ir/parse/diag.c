@@ -1,0 +1,90 @@
+/* The parse context and its diagnostics: "file:line:col: message", then the source
+ * line and a caret under the column (chibicc's style), returned as the error
+ * message rather than printed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/str.h"
+#include "parse.h"
+
+void tl__pctx_init(tl__pctx *p, const char *src, size_t len, const char *file) {
+  p->src = src;
+  p->len = len;
+  p->file = file ? file : "<string>";
+  tl__arena_init(&p->arena, 0);
+  p->status = TL_OK;
+}
+
+void tl__pctx_free(tl__pctx *p) { tl__arena_free(&p->arena); }
+
+tl_status tl__poom(tl__pctx *p) {
+  if (p->status == TL_OK) p->status = tl__oom();
+  return p->status;
+}
+
+void *tl__palloc(tl__pctx *p, size_t n) {
+  void *m = tl__arena_alloc(&p->arena, n);
+  if (!m) tl__poom(p);
+  return m;
+}
+
+char *tl__pstrndup(tl__pctx *p, const char *s, size_t n) {
+  char *d = tl__arena_strndup(&p->arena, s, n);
+  if (!d) tl__poom(p);
+  return d;
+}
+
+/* Start and length of 1-based line `line` (without its terminator); the last
+ * line if the file has fewer. */
+static void find_line(const tl__pctx *p, uint32_t line, size_t *start, size_t *len) {
+  size_t i = 0, cur = 1, begin = 0;
+  while (cur < line && i < p->len) {
+    char c = p->src[i++];
+    if (c == '\r' && i < p->len && p->src[i] == '\n') i++;
+    if (c == '\n' || c == '\r') {
+      cur++;
+      begin = i;
+    }
+  }
+  size_t end = begin;
+  while (end < p->len && p->src[end] != '\n' && p->src[end] != '\r') end++;
+  *start = begin;
+  *len = end - begin;
+}
+
+tl_status tl__perr(tl__pctx *p, uint32_t line, uint32_t col, const char *fmt, ...) {
+  if (p->status != TL_OK) return p->status;
+  tl__sb sb = TL__SB_INIT;
+  tl__sb_appendf(&sb, "%s:%u:%u: ", p->file, line, col);
+  va_list ap;
+  va_start(ap, fmt);
+  tl__sb_vappendf(&sb, fmt, ap);
+  va_end(ap);
+  if (line > 0) {
+    size_t start, len;
+    find_line(p, line, &start, &len);
+    tl__sb_putc(&sb, '\n');
+    tl__sb_appendn(&sb, p->src + start, len);
+    tl__sb_putc(&sb, '\n');
+    /* One blank per character before the column (tabs kept, so the caret lines up
+     * however the line is displayed); UTF-8 continuation bytes take no column. */
+    uint32_t c = 1;
+    for (size_t i = 0; i < len && c < col; i++) {
+      unsigned char ch = (unsigned char)p->src[start + i];
+      if ((ch & 0xC0) == 0x80) continue;
+      tl__sb_putc(&sb, ch == '\t' ? '\t' : ' ');
+      c++;
+    }
+    for (; c < col; c++) tl__sb_putc(&sb, ' ');
+    tl__sb_putc(&sb, '^');
+  }
+  if (tl__sb_status(&sb) != TL_OK) {
+    tl__sb_free(&sb);
+    return tl__poom(p);
+  }
+  p->status = tl__error(TL_EINVAL, "%s", tl__sb_str(&sb));
+  tl__sb_free(&sb);
+  return p->status;
+}

@@ -1,0 +1,251 @@
+/* Elaboration: the AST to IR, shared by elab_*.c.
+ *
+ * Expressions evaluate to values. Python-level values (ints, floats, bools,
+ * strings, dtypes, tuples, None) are compile-time constants: arithmetic on them is
+ * folded with Python's semantics, which is how factory parameters and module
+ * constants reach the IR as plain integers. Everything that depends on run-time
+ * data is an IR expression. Names live in one binding stack (module, factory and
+ * function bindings, innermost last); blocks truncate it when they end. */
+#ifndef TL_IR_PARSE_ELAB_H
+#define TL_IR_PARSE_ELAB_H
+
+#include "base/vec.h"
+#include "parse.h"
+
+/* ------------------------------------------------------------------ values */
+
+typedef enum tl__vkind {
+  /* Python values (compile-time) */
+  V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_DTYPE, V_TUPLE,
+  /* IR */
+  V_EXPR,    /* a scalar IR expression */
+  V_VAR,     /* an IR variable (a fresh reference is made at each use) */
+  V_BUFFER,  /* a buffer */
+  V_VARSLOT, /* a T.alloc_var buffer: reading loads, assigning stores */
+  /* names */
+  V_MODULE,   /* an imported module */
+  V_BUILTIN,  /* T.<something> or a Python builtin the subset knows */
+  V_SYMBOLIC, /* T.symbolic/T.dynamic at module level: one variable per function */
+  V_PRIMFUNC, /* a @T.prim_func nested in a factory, elaborated */
+  V_OPAQUE    /* anything else (other modules, helper functions): an error when used */
+} tl__vkind;
+
+typedef enum tl__modkind { MOD_TILELANG, MOD_LANG, MOD_OTHER } tl__modkind;
+
+typedef struct tl__pfunc tl__pfunc;
+typedef struct tl__val tl__val;
+struct tl__val {
+  uint8_t kind; /* tl__vkind */
+  union {
+    bool b;
+    int64_t i;
+    double f;
+    struct { const char *s; size_t n; } str;
+    tl_dtype dt;
+    struct { uint32_t n; tl__val **items; } tup;
+    tl_ir_expr *e;
+    tl_ir_var *var;
+    tl_ir_buffer *buf;
+    struct { uint8_t kind; const char *name; } mod;
+    struct { int id; int op; const char *name; } bi;
+    struct { const char *name; tl_dtype dt; } sym;
+    tl__pfunc *pf;
+    const char *opaque; /* how to name it in messages */
+  } u;
+};
+
+bool tl__val_is_py(const tl__val *v); /* a Python compile-time value */
+
+/* ------------------------------------------------------------------ builtins */
+
+typedef enum tl__builtin {
+  BI_NONE,
+  BI_TENSOR, BI_BUFFER, BI_PRIM_FUNC, BI_JIT,
+  BI_KERNEL, BI_PARALLEL, BI_SERIAL, BI_PIPELINED, BI_UNROLL, BI_VECTORIZED, BI_GRID, BI_RANGE,
+  BI_ALLOC_SHARED, BI_ALLOC_FRAGMENT, BI_ALLOC_LOCAL, BI_ALLOC_VAR,
+  BI_CONST, BI_EMPTY, BI_SYMBOLIC,
+  BI_COPY, BI_FILL, BI_CLEAR, BI_GEMM, BI_REDUCE, BI_ATOMIC_ADD, BI_CUMSUM, BI_SYNC_THREADS,
+  BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
+  BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL
+} tl__builtin;
+
+typedef struct tl__builtin_info {
+  const char *name; /* as written after "T." (or bare, for Python builtins) */
+  tl__builtin id;
+  int op;           /* tl_ir_op for BI_MATH and tile ops, else -1 */
+} tl__builtin_info;
+
+/* The member `name` of tilelang.language (NULL if the subset lacks it). */
+const tl__builtin_info *tl__builtin_lang(const char *name);
+/* A Python builtin function the subset evaluates (range, min, max, ...). */
+const tl__builtin_info *tl__builtin_python(const char *name);
+/* A dtype name as TileLang spells it, with TVM's short forms ("float" -> float32). */
+bool tl__dtype_from_name(const char *name, tl_dtype *out);
+
+/* ------------------------------------------------------------------ state */
+
+typedef enum tl__bkind {
+  B_VALUE,   /* a compile-time value or an alias */
+  B_LET,     /* an IR value bound by a LET */
+  B_LOOP,    /* a loop variable */
+  B_BLOCK,   /* a block index of T.Kernel */
+  B_PARAM,   /* a parameter (buffer or scalar) */
+  B_ALLOC,   /* a buffer made by T.alloc_* or T.empty */
+  B_VARSLOT, /* a T.alloc_var */
+  B_SYM,     /* a symbolic dimension */
+  B_MODULE   /* imports, functions and constants at the top level */
+} tl__bkind;
+
+typedef struct tl__binding {
+  const char *name;
+  tl__val *v;
+  uint8_t kind;   /* tl__bkind */
+  uint16_t depth; /* block depth where it was bound */
+  uint16_t loops; /* loops enclosing the binding */
+  uint32_t line, col;
+} tl__binding;
+
+/* A symbolic dimension used by the function being elaborated. */
+typedef struct tl__symvar {
+  const tl__val *key; /* the module-level T.symbolic value, or NULL (T.const, local T.symbolic) */
+  tl_ir_var *var;
+  bool in_shape; /* a parameter's shape mentions it (so arguments define it) */
+  uint32_t line, col;
+} tl__symvar;
+
+typedef struct tl__fparam {
+  tl_ir_param_kind kind;
+  tl_ir_buffer *buf;
+  tl_ir_var *var;
+  bool is_output;
+} tl__fparam;
+
+/* A tensor parameter of a @tilelang.jit function, declared by `A: T.Tensor(...)`. */
+typedef struct tl__jitparam {
+  const char *name;
+  tl_ir_buffer *buf; /* NULL until declared */
+  uint32_t line, col;
+} tl__jitparam;
+
+/* A function elaborated but not yet added to the module (factories name it). */
+struct tl__pfunc {
+  tl__vec params; /* tl__fparam */
+  tl_ir_stmt *body;
+  uint32_t line, col;
+};
+
+typedef enum tl__fkind { FK_PRIM_FUNC, FK_JIT, FK_FACTORY } tl__fkind;
+
+typedef struct tl__fstate {
+  tl__fkind kind;
+  size_t env_start;     /* bindings from here on are the function's own */
+  size_t outer_visible; /* bindings [0, outer_visible) of enclosing scopes are visible */
+  int depth;            /* block depth: 1 is the function's top block */
+  int loops;            /* enclosing loops */
+  bool in_kernel;
+  bool in_params;       /* elaborating parameter annotations (symbolic dims count as defined) */
+  tl__vec syms;         /* tl__symvar */
+  /* jit style */
+  tl__vec tparams;      /* tl__jitparam, in signature order */
+  tl__vec empties;      /* tl_ir_buffer*: made by T.empty */
+  tl__vec outputs;      /* tl_ir_buffer*: returned, in order */
+  bool returned;
+} tl__fstate;
+
+typedef struct tl__elab {
+  tl__pctx *p;
+  tl_ir_module *mod;
+  const char *file; /* interned in the module */
+  const tl_ir_parse_options *opts;
+  bool *used_consts; /* per opts->consts entry */
+  tl__vec env;       /* tl__binding */
+  tl__fstate *fn;    /* the innermost function, NULL at the top level */
+} tl__elab;
+
+/* ------------------------------------------------------------------ helpers */
+
+/* A source position (1-based line and column). */
+typedef struct tl__pos {
+  uint32_t line, col;
+} tl__pos;
+#define POS(node) ((tl__pos){(node)->line, (node)->col})
+
+/* Records an error at a position; returns the status. */
+tl_status tl__eerr(tl__elab *E, tl__pos at, const char *fmt, ...) TL_PRINTF(3, 4);
+/* Sets the builder's location for the nodes made next. */
+void tl__eloc(tl__elab *E, tl__pos at);
+/* A NULL came back from the builder: records its status (out of memory, usually). */
+tl_status tl__eirfail(tl__elab *E);
+
+tl__val *tl__vnew(tl__elab *E, tl__vkind kind);
+tl__val *tl__vint(tl__elab *E, int64_t i);
+tl__val *tl__vfloat(tl__elab *E, double f);
+tl__val *tl__vbool(tl__elab *E, bool b);
+tl__val *tl__vexpr(tl__elab *E, tl_ir_expr *e); /* NULL if e is NULL (builder failure recorded) */
+/* How to name a value in messages: "an integer", "buffer 'A'", "T.copy". */
+const char *tl__vdesc(tl__elab *E, const tl__val *v);
+
+/* Bindings. */
+bool tl__bind(tl__elab *E, const char *name, tl__val *v, tl__bkind kind, uint32_t line, uint32_t col);
+tl__binding *tl__lookup(tl__elab *E, const char *name);
+
+/* Python values. */
+bool tl__py_truth(const tl__val *v);
+/* Folds a binary/unary/compare operator on Python values; NULL after an error. */
+tl__val *tl__py_binop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a, const tl__val *b);
+tl__val *tl__py_unop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a);
+/* Equality of Python values (dtypes equal their names). */
+bool tl__py_equal(const tl__val *a, const tl__val *b);
+
+/* Conversions. */
+bool tl__as_dtype(tl__elab *E, const tl__val *v, tl__pos at, tl_dtype *out);
+/* A Python int (bools too); false with an error naming `what` otherwise. */
+bool tl__as_int(tl__elab *E, const tl__val *v, tl__pos at, const char *what, int64_t *out);
+bool tl__as_bool(tl__elab *E, const tl__val *v, tl__pos at, const char *what, bool *out);
+/* A value as an IR expression. Python numbers become constants of `want` when it is
+ * compatible (an int adopts any numeric type, a float any float type), else of
+ * their default type (int32, float32, bool). want may be NULL. */
+tl_ir_expr *tl__to_ir(tl__elab *E, const tl__val *v, tl__pos at, const tl_dtype *want);
+/* An int32 index or extent (Python ints, int IR expressions cast to int32). */
+tl_ir_expr *tl__to_index(tl__elab *E, const tl__val *v, tl__pos at, const char *what);
+/* A value converted to dtype (a cast when it differs). */
+tl_ir_expr *tl__to_dtype(tl__elab *E, const tl__val *v, tl__pos at, tl_dtype dt);
+/* A condition: bool IR, or numeric IR compared with zero. */
+tl_ir_expr *tl__to_cond(tl__elab *E, const tl__val *v, tl__pos at);
+/* Casts both to a common dtype (TVM's promotion rules). */
+bool tl__promote(tl__elab *E, tl__pos at, tl_ir_expr **a, tl_ir_expr **b);
+/* A binary operator on two values, folding Python values. */
+tl__val *tl__binop(tl__elab *E, const tl__ast_expr *at, tl__ast_op op, tl__val *a, tl__val *b);
+/* A shape: an int, or a tuple/list of ints and int expressions. */
+bool tl__shape(tl__elab *E, const tl__val *v, tl__pos at, uint32_t *ndim, tl_ir_expr ***shape);
+
+/* Expressions. */
+tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e);
+/* The variable of a symbolic dimension in the current function. */
+tl_ir_var *tl__sym_var(tl__elab *E, const tl__val *sym, tl__pos at);
+/* Evaluates a call's arguments against a signature: names[i] for parameter i,
+ * nreq required. Positional then keyword; unknown keywords and missing or repeated
+ * arguments are errors naming `fname`. Missing optional ones are NULL. */
+bool tl__call_args(tl__elab *E, const tl__ast_expr *call, const char *fname, const char *const *names, int nparams,
+                   int nreq, const tl__ast_expr **out);
+
+/* Statements. */
+/* A block in a new scope (one level deeper): a SEQ whose assignments became LETs
+ * over the rest of the block. */
+tl_ir_stmt *tl__elab_block(tl__elab *E, const tl__ast_block *b);
+/* The statements of a block in the current scope (a function's top block). */
+tl_ir_stmt *tl__elab_block_here(tl__elab *E, const tl__ast_block *b);
+/* A tile operation used as a statement (T.copy, ...); bi->name is the spelling
+ * used for messages ("T.copy"). NULL after an error. */
+tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi);
+
+/* Functions. */
+/* A parameter annotation: T.Tensor/T.Buffer (a global buffer named `name`) or a
+ * dtype (a scalar variable). Exactly one of *buf, *var is set. */
+bool tl__annotation(tl__elab *E, const tl__ast_expr *ann, const char *name, tl__pos at, tl_ir_buffer **buf,
+                    tl_ir_var **var);
+/* A @T.prim_func definition (module level or inside a factory); bindings
+ * [0, outer_visible) of the enclosing scopes are visible to it. */
+tl__pfunc *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size_t outer_visible);
+
+#endif

@@ -1,0 +1,868 @@
+/* Elaboration of the top level and of functions: imports, module constants,
+ * @T.prim_func kernels, factories (functions returning a nested @T.prim_func,
+ * whose parameters are compile-time constants) and @tilelang.jit functions
+ * (tensor parameters declared in the body, T.const dimensions, T.empty outputs),
+ * and the binding of constants given by the caller. */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/str.h"
+#include "elab.h"
+
+/* ------------------------------------------------------------------ annotations */
+
+/* The callee of T.Tensor(...) / T.Tensor[...] if `ann` has that form. */
+static bool tensor_form(tl__elab *E, const tl__ast_expr *ann, const tl__ast_expr **head) {
+  const tl__ast_expr *h = ann->kind == AE_CALL ? ann->u.call.fn : ann->kind == AE_SUBSCRIPT ? ann->u.sub.obj : NULL;
+  if (!h || (h->kind != AE_NAME && h->kind != AE_ATTR)) return false;
+  tl__val *v = tl__eval(E, h);
+  if (!v) return false;
+  *head = h;
+  return v->kind == V_BUILTIN && (v->u.bi.id == BI_TENSOR || v->u.bi.id == BI_BUFFER);
+}
+
+bool tl__annotation(tl__elab *E, const tl__ast_expr *ann, const char *name, tl__pos at, tl_ir_buffer **buf,
+                    tl_ir_var **var) {
+  *buf = NULL;
+  *var = NULL;
+  const tl__ast_expr *head = NULL;
+  bool tensor = tensor_form(E, ann, &head);
+  if (E->p->status != TL_OK) return false;
+  if (tensor) {
+    const tl__ast_expr *shape_ast = NULL, *dtype_ast = NULL;
+    if (ann->kind == AE_CALL) {
+      static const char *const names[] = {"shape", "dtype"};
+      const tl__ast_expr *a[2];
+      if (!tl__call_args(E, ann, "T.Tensor", names, 2, 1, a)) return false;
+      shape_ast = a[0];
+      dtype_ast = a[1];
+    } else {
+      const tl__ast_expr *idx = ann->u.sub.index;
+      if (idx->kind == AE_TUPLE && idx->u.seq.n == 2) {
+        shape_ast = idx->u.seq.items[0];
+        dtype_ast = idx->u.seq.items[1];
+      } else {
+        tl__eerr(E, POS(ann), "write the tensor type as T.Tensor[shape, dtype]");
+        return false;
+      }
+    }
+    E->fn->in_params = true;
+    tl__val *sv = tl__eval(E, shape_ast);
+    uint32_t ndim = 0;
+    tl_ir_expr **shape = NULL;
+    bool ok = sv && tl__shape(E, sv, POS(shape_ast), &ndim, &shape);
+    E->fn->in_params = false;
+    if (!ok) return false;
+    tl_dtype dt = TL_DT_FLOAT32;
+    if (dtype_ast) {
+      tl__val *dv = tl__eval(E, dtype_ast);
+      if (!dv || !tl__as_dtype(E, dv, POS(dtype_ast), &dt)) return false;
+    }
+    tl__eloc(E, at);
+    *buf = tl_ir_buffer_new(E->mod, name, dt, ndim, shape, NULL, TL_SCOPE_GLOBAL);
+    if (!*buf) return tl__eirfail(E), false;
+    return true;
+  }
+  tl__val *v = tl__eval(E, ann);
+  if (!v) return false;
+  if (v->kind != V_DTYPE) {
+    tl__eerr(E, POS(ann), "parameter '%s' needs a type: T.Tensor(shape, dtype), T.Buffer(shape, dtype) or a scalar dtype "
+             "such as T.int32", name);
+    return false;
+  }
+  tl__eloc(E, at);
+  *var = tl_ir_var_new(E->mod, name, v->u.dt);
+  if (!*var) return tl__eirfail(E), false;
+  return true;
+}
+
+/* ------------------------------------------------------------------ function state */
+
+static void fstate_begin(tl__elab *E, tl__fstate *fs, tl__fkind kind, size_t outer_visible) {
+  memset(fs, 0, sizeof *fs);
+  fs->kind = kind;
+  fs->env_start = E->env.len;
+  fs->outer_visible = outer_visible;
+  fs->depth = 1;
+  tl__vec_init(&fs->syms, sizeof(tl__symvar));
+  tl__vec_init(&fs->tparams, sizeof(tl__jitparam));
+  tl__vec_init(&fs->empties, sizeof(tl_ir_buffer *));
+  tl__vec_init(&fs->outputs, sizeof(tl_ir_buffer *));
+}
+
+static void fstate_end(tl__elab *E, tl__fstate *fs, tl__fstate *prev) {
+  E->env.len = fs->env_start;
+  tl__vec_free(&fs->syms);
+  tl__vec_free(&fs->tparams);
+  tl__vec_free(&fs->empties);
+  tl__vec_free(&fs->outputs);
+  E->fn = prev;
+}
+
+static tl__pfunc *pfunc_new(tl__elab *E, const tl__ast_stmt *def) {
+  tl__pfunc *pf = tl__palloc(E->p, sizeof *pf);
+  if (!pf) return NULL;
+  tl__vec_init(&pf->params, sizeof(tl__fparam));
+  pf->line = def->line;
+  pf->col = def->col;
+  return pf;
+}
+
+/* pfunc params live in a tl__vec (heap); they are released by pfunc_free. */
+static void pfunc_free(tl__pfunc *pf) {
+  if (pf) tl__vec_free(&pf->params);
+}
+
+static bool add_param(tl__elab *E, tl__pfunc *pf, tl_ir_buffer *buf, tl_ir_var *var, bool is_output) {
+  tl__fparam fp = {buf ? TL_PARAM_BUFFER : TL_PARAM_SCALAR, buf, var, is_output};
+  if (tl__vec_push(&pf->params, &fp) != TL_OK) return tl__poom(E->p), false;
+  return true;
+}
+
+/* Every symbolic dimension must be mentioned by a parameter's shape: that is how
+ * a call's arguments give it a value. */
+static bool check_syms(tl__elab *E) {
+  for (size_t i = 0; i < E->fn->syms.len; i++) {
+    tl__symvar *s = tl__vec_at(&E->fn->syms, i);
+    if (!s->in_shape) {
+      tl__eerr(E, (tl__pos){s->line, s->col},
+               "symbolic dimension '%s' does not appear in any parameter's shape, so no argument defines it", s->var->name);
+      return false;
+    }
+  }
+  return true;
+}
+
+tl__pfunc *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size_t outer_visible) {
+  tl__fstate fs, *prev = E->fn;
+  fstate_begin(E, &fs, FK_PRIM_FUNC, outer_visible);
+  E->fn = &fs;
+  tl__pfunc *pf = pfunc_new(E, def);
+  bool ok = pf != NULL;
+  for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
+    const tl__ast_param *p = &def->u.def.params[i];
+    tl__pos at = {p->line, p->col};
+    if (p->dflt) {
+      tl__eerr(E, POS(p->dflt), "parameters of a T.prim_func cannot have defaults (make the function a factory)");
+      ok = false;
+      break;
+    }
+    if (!p->ann) {
+      tl__eerr(E, at, "parameter '%s' needs a type: T.Tensor(shape, dtype) or a scalar dtype such as T.int32", p->name);
+      ok = false;
+      break;
+    }
+    tl_ir_buffer *buf;
+    tl_ir_var *var;
+    if (!(ok = tl__annotation(E, p->ann, p->name, at, &buf, &var))) break;
+    tl__val *v = tl__vnew(E, buf ? V_BUFFER : V_VAR);
+    if (!v) {
+      ok = false;
+      break;
+    }
+    if (buf) v->u.buf = buf;
+    else v->u.var = var;
+    ok = add_param(E, pf, buf, var, false) && tl__bind(E, p->name, v, B_PARAM, p->line, p->col);
+  }
+  if (ok) {
+    pf->body = tl__elab_block_here(E, &def->u.def.body);
+    ok = pf->body && check_syms(E);
+  }
+  fstate_end(E, &fs, prev);
+  if (!ok) {
+    pfunc_free(pf);
+    return NULL;
+  }
+  return pf;
+}
+
+/* Adds an elaborated function to the module under `name`. Consumes pf. */
+static bool install(tl__elab *E, const char *name, tl__pfunc *pf, tl__pos at) {
+  bool ok = false;
+  if (tl_ir_module_find_func(E->mod, name)) {
+    tl__eerr(E, at, "function '%s' is defined twice", name);
+    goto done;
+  }
+  tl__eloc(E, (tl__pos){pf->line, pf->col});
+  tl_ir_func *f;
+  tl_status st = tl_ir_func_new(E->mod, name, &f);
+  if (st != TL_OK) {
+    if (E->p->status == TL_OK) E->p->status = st;
+    goto done;
+  }
+  for (size_t i = 0; i < pf->params.len; i++) {
+    tl__fparam *fp = tl__vec_at(&pf->params, i);
+    tl_status s = fp->kind == TL_PARAM_BUFFER ? tl_ir_func_add_buffer_param(E->mod, f, fp->buf, fp->is_output)
+                                              : tl_ir_func_add_scalar_param(E->mod, f, fp->var);
+    if (s != TL_OK) {
+      if (E->p->status == TL_OK) E->p->status = s;
+      goto done;
+    }
+  }
+  f->body = pf->body;
+  ok = true;
+done:
+  pfunc_free(pf);
+  return ok;
+}
+
+/* ------------------------------------------------------------------ constants */
+
+/* A value given by the caller: a Python literal or a bare dtype name. */
+static tl__val *literal(tl__elab *E, const tl__ast_expr *e) {
+  switch ((tl__ast_ekind)e->kind) {
+    case AE_INT: return tl__vint(E, e->u.i);
+    case AE_FLOAT: return tl__vfloat(E, e->u.f);
+    case AE_BOOL: return tl__vbool(E, e->u.b);
+    case AE_NONE: return tl__vnew(E, V_NONE);
+    case AE_STR: {
+      tl__val *v = tl__vnew(E, V_STR);
+      char *s = v ? tl__pstrndup(E->p, e->u.str.s, e->u.str.n) : NULL;
+      if (!s) return NULL;
+      v->u.str.s = s;
+      v->u.str.n = e->u.str.n;
+      return v;
+    }
+    case AE_NAME: {
+      tl_dtype dt;
+      if (!tl__dtype_from_name(e->u.name, &dt)) return NULL;
+      tl__val *v = tl__vnew(E, V_DTYPE);
+      if (v) v->u.dt = dt;
+      return v;
+    }
+    case AE_UNOP: {
+      if (e->op != AOP_NEG && e->op != AOP_POS) return NULL;
+      tl__val *a = literal(E, e->u.un.a);
+      if (!a || (a->kind != V_INT && a->kind != V_FLOAT)) return NULL;
+      if (e->op == AOP_POS) return a;
+      if (a->kind == V_FLOAT) return tl__vfloat(E, -a->u.f);
+      return a->u.i == INT64_MIN ? NULL : tl__vint(E, -a->u.i);
+    }
+    case AE_TUPLE: case AE_LIST: {
+      tl__val *v = tl__vnew(E, V_TUPLE);
+      if (!v) return NULL;
+      v->u.tup.n = e->u.seq.n;
+      v->u.tup.items = e->u.seq.n ? tl__palloc(E->p, sizeof *v->u.tup.items * e->u.seq.n) : NULL;
+      for (uint32_t i = 0; i < e->u.seq.n; i++)
+        if (!v->u.tup.items || !(v->u.tup.items[i] = literal(E, e->u.seq.items[i]))) return NULL;
+      return v;
+    }
+    default: return NULL;
+  }
+}
+
+/* The caller's binding for `name`, parsed; NULL with no error when there is none. */
+static tl__val *bound_const(tl__elab *E, const char *name, bool *found) {
+  *found = false;
+  if (!E->opts) return NULL;
+  for (size_t i = 0; i < E->opts->nconsts; i++) {
+    const tl_ir_const_binding *b = &E->opts->consts[i];
+    if (!b->name || strcmp(b->name, name) != 0) continue;
+    *found = true;
+    E->used_consts[i] = true;
+    const char *text = b->value ? b->value : "";
+    tl__pctx sub;
+    tl__pctx_init(&sub, text, strlen(text), "<binding>");
+    tl__vec toks = TL__VEC_INIT(tl__tok);
+    tl__ast_expr *ast = NULL;
+    tl__val *v = NULL;
+    if (tl__lex(&sub, &toks) == TL_OK && tl__parse_expr_only(&sub, toks.data, toks.len, &ast) == TL_OK)
+      v = literal(E, ast);
+    tl_status sub_status = sub.status;
+    tl__vec_free(&toks);
+    tl__pctx_free(&sub);
+    if (E->p->status != TL_OK) return NULL;
+    if (sub_status == TL_ENOMEM) {
+      tl__poom(E->p);
+      return NULL;
+    }
+    if (!v) {
+      E->p->status = tl__error(TL_EINVAL,
+                               "invalid value '%s' bound to '%s': expected a Python literal (an integer, a float, "
+                               "True/False, a string or a dtype name such as float16)",
+                               text, name);
+      return NULL;
+    }
+    return v;
+  }
+  return NULL;
+}
+
+/* Binds the compile-time parameters of a factory or jit function: the caller's
+ * value, else the default, else an error naming the parameter. */
+static bool bind_const_param(tl__elab *E, const tl__ast_stmt *def, const tl__ast_param *p, const char *what) {
+  bool found;
+  tl__val *v = bound_const(E, p->name, &found);
+  if (E->p->status != TL_OK) return false;
+  if (!found) {
+    if (!p->dflt) {
+      tl__eerr(E, (tl__pos){p->line, p->col},
+               "%s '%s': parameter '%s' has no default and no value was given for it", what, def->u.def.name, p->name);
+      return false;
+    }
+    v = tl__eval(E, p->dflt);
+    if (!v) return false;
+  }
+  return tl__bind(E, p->name, v, B_VALUE, p->line, p->col);
+}
+
+/* ------------------------------------------------------------------ decorators */
+
+typedef struct deco_info {
+  bool prim_func, jit;
+  const tl__ast_expr *out_idx; /* @tilelang.jit(out_idx=...) */
+  const tl__ast_expr *at;
+} deco_info;
+
+static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, bool *foreign) {
+  memset(d, 0, sizeof *d);
+  *foreign = false;
+  for (uint32_t i = 0; i < def->u.def.ndeco; i++) {
+    const tl__ast_expr *x = def->u.def.decos[i];
+    const tl__ast_expr *callee = x->kind == AE_CALL ? x->u.call.fn : x;
+    tl__val *v = tl__eval(E, callee);
+    if (!v) return false;
+    if (v->kind == V_BUILTIN && v->u.bi.id == BI_PRIM_FUNC) {
+      if (x->kind == AE_CALL && (x->u.call.nargs || x->u.call.nkw)) {
+        tl__eerr(E, POS(x), "arguments of %s are not supported", v->u.bi.name);
+        return false;
+      }
+      d->prim_func = true;
+    } else if (v->kind == V_BUILTIN && v->u.bi.id == BI_JIT) {
+      d->jit = true;
+      d->at = x;
+      if (x->kind == AE_CALL) {
+        if (x->u.call.nargs) {
+          tl__eerr(E, POS(x->u.call.args[0]), "%s takes only keyword arguments here", v->u.bi.name);
+          return false;
+        }
+        /* Compile options (target, pass_configs, ...) are given to tlc separately;
+         * only out_idx changes the kernel's interface. */
+        for (uint32_t k = 0; k < x->u.call.nkw; k++)
+          if (strcmp(x->u.call.kwnames[k], "out_idx") == 0) d->out_idx = x->u.call.kwvals[k];
+      }
+    } else if (v->kind == V_OPAQUE || v->kind == V_MODULE) {
+      *foreign = true;
+      d->at = x;
+    } else {
+      tl__eerr(E, POS(x), "decorator %s is not supported (only @T.prim_func and @tilelang.jit)", tl__vdesc(E, v));
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool is_prim_func_def(tl__elab *E, const tl__ast_stmt *s) {
+  if (s->kind != AS_DEF) return false;
+  for (uint32_t i = 0; i < s->u.def.ndeco; i++) {
+    const tl__ast_expr *x = s->u.def.decos[i];
+    const tl__ast_expr *callee = x->kind == AE_CALL ? x->u.call.fn : x;
+    if (callee->kind != AE_NAME && callee->kind != AE_ATTR) continue;
+    tl__val *v = tl__eval(E, callee);
+    if (!v) return false;
+    if (v->kind == V_BUILTIN && v->u.bi.id == BI_PRIM_FUNC) return true;
+  }
+  return false;
+}
+
+/* Marks parameters listed by out_idx (an int or a list; negative from the end). */
+static bool apply_out_idx(tl__elab *E, tl__pfunc *pf, const tl__ast_expr *out_idx) {
+  if (!out_idx) return true;
+  tl__val *v = tl__eval(E, out_idx);
+  if (!v) return false;
+  if (v->kind == V_NONE) return true;
+  uint32_t n = v->kind == V_TUPLE ? v->u.tup.n : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    const tl__val *x = v->kind == V_TUPLE ? v->u.tup.items[i] : v;
+    int64_t k;
+    if (!tl__as_int(E, x, POS(out_idx), "out_idx", &k)) return false;
+    int64_t np = (int64_t)pf->params.len;
+    int64_t j = k < 0 ? k + np : k;
+    if (j < 0 || j >= np) {
+      tl__eerr(E, POS(out_idx), "out_idx %lld is out of range for %lld parameters", (long long)k, (long long)np);
+      return false;
+    }
+    tl__fparam *fp = tl__vec_at(&pf->params, (size_t)j);
+    if (fp->kind != TL_PARAM_BUFFER) {
+      tl__eerr(E, POS(out_idx), "out_idx %lld names a scalar parameter; outputs must be tensors", (long long)k);
+      return false;
+    }
+    fp->is_output = true;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------ factories */
+
+/* Statements of a factory's body run at compile time. */
+static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **result, const tl__ast_stmt **ret_at);
+
+static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
+  if (t->kind == AE_NAME) {
+    if (!tl__val_is_py(v) && v->kind != V_SYMBOLIC && v->kind != V_BUILTIN && v->kind != V_MODULE) {
+      tl__eerr(E, POS(t), "a factory can only assign compile-time values (numbers, strings, dtypes, tuples), not %s",
+               tl__vdesc(E, v));
+      return false;
+    }
+    return tl__bind(E, t->u.name, v, B_VALUE, t->line, t->col);
+  }
+  if ((t->kind == AE_TUPLE || t->kind == AE_LIST) && v->kind == V_TUPLE && v->u.tup.n == t->u.seq.n) {
+    for (uint32_t i = 0; i < t->u.seq.n; i++)
+      if (!factory_assign(E, t->u.seq.items[i], v->u.tup.items[i])) return false;
+    return true;
+  }
+  tl__eerr(E, POS(t), "cannot assign %s to this target in a factory", tl__vdesc(E, v));
+  return false;
+}
+
+static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **result, const tl__ast_stmt **ret_at) {
+  for (uint32_t i = 0; i < b->n && !*ret_at; i++) {
+    const tl__ast_stmt *s = b->stmts[i];
+    switch ((tl__ast_skind)s->kind) {
+      case AS_PASS: continue;
+      case AS_EXPR:
+        if (s->u.expr.e->kind == AE_STR) continue;
+        break;
+      case AS_ASSIGN: case AS_ANNASSIGN: {
+        if (!s->u.assign.value) break;
+        tl__val *v = tl__eval(E, s->u.assign.value);
+        if (!v || !factory_assign(E, s->u.assign.target, v)) return false;
+        continue;
+      }
+      case AS_AUGASSIGN: {
+        const tl__ast_expr *t = s->u.assign.target;
+        if (t->kind != AE_NAME) break;
+        tl__val *cur = tl__eval(E, t);
+        tl__val *rhs = cur ? tl__eval(E, s->u.assign.value) : NULL;
+        tl__val *v = rhs ? tl__binop(E, t, (tl__ast_op)s->op, cur, rhs) : NULL;
+        if (!v || !factory_assign(E, t, v)) return false;
+        continue;
+      }
+      case AS_IF: {
+        tl__val *c = tl__eval(E, s->u.if_.cond);
+        if (!c) return false;
+        if (!tl__val_is_py(c)) {
+          tl__eerr(E, POS(s->u.if_.cond), "a condition in a factory must be a compile-time value");
+          return false;
+        }
+        if (!factory_stmts(E, tl__py_truth(c) ? &s->u.if_.body : &s->u.if_.orelse, result, ret_at)) return false;
+        continue;
+      }
+      case AS_DEF: {
+        if (!is_prim_func_def(E, s)) {
+          if (E->p->status == TL_OK)
+            tl__eerr(E, POS(s), "only a @T.prim_func can be defined inside a factory function");
+          return false;
+        }
+        deco_info d;
+        bool foreign;
+        if (!read_decorators(E, s, &d, &foreign)) return false;
+        if (foreign) {
+          tl__eerr(E, POS(d.at), "decorator %s is not supported on a T.prim_func", "here");
+          return false;
+        }
+        tl__pfunc *pf = tl__elab_prim_func(E, s, E->env.len);
+        if (!pf) return false;
+        if (!apply_out_idx(E, pf, d.out_idx)) {
+          pfunc_free(pf);
+          return false;
+        }
+        tl__val *v = tl__vnew(E, V_PRIMFUNC);
+        if (!v) {
+          pfunc_free(pf);
+          return false;
+        }
+        v->u.pf = pf;
+        if (!tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) {
+          pfunc_free(pf);
+          return false;
+        }
+        continue;
+      }
+      case AS_RETURN: {
+        *ret_at = s;
+        if (!s->u.ret.value) break;
+        tl__val *v = tl__eval(E, s->u.ret.value);
+        if (!v) return false;
+        if (v->kind != V_PRIMFUNC) {
+          tl__eerr(E, POS(s->u.ret.value), "a factory must return its @T.prim_func, not %s", tl__vdesc(E, v));
+          return false;
+        }
+        *result = v->u.pf;
+        continue;
+      }
+      default: break;
+    }
+    tl__eerr(E, POS(s), "a factory function may only assign compile-time values, define its @T.prim_func and return it");
+    return false;
+  }
+  return true;
+}
+
+/* Frees the nested prim_funcs a factory made but did not return. */
+static void free_unreturned(tl__elab *E, size_t from, const tl__pfunc *keep) {
+  for (size_t i = from; i < E->env.len; i++) {
+    tl__binding *b = tl__vec_at(&E->env, i);
+    if (b->v->kind == V_PRIMFUNC && b->v->u.pf != keep) {
+      pfunc_free(b->v->u.pf);
+      b->v->u.pf = NULL;
+      b->v->kind = V_NONE;
+    }
+  }
+}
+
+static bool elab_factory(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
+  tl__fstate fs, *prev = E->fn;
+  fstate_begin(E, &fs, FK_FACTORY, E->env.len);
+  E->fn = &fs;
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < def->u.def.nparams; i++)
+    ok = bind_const_param(E, def, &def->u.def.params[i], "factory");
+  tl__pfunc *pf = NULL;
+  const tl__ast_stmt *ret_at = NULL;
+  if (ok) ok = factory_stmts(E, &def->u.def.body, &pf, &ret_at);
+  if (ok && !pf) {
+    tl__eerr(E, ret_at ? POS(ret_at) : POS(def), "factory '%s' does not return its @T.prim_func", def->u.def.name);
+    ok = false;
+  }
+  free_unreturned(E, fs.env_start, ok ? pf : NULL);
+  if (!ok) pf = NULL;
+  fstate_end(E, &fs, prev);
+  if (!ok) return false;
+  if (!apply_out_idx(E, pf, d->out_idx)) {
+    pfunc_free(pf);
+    return false;
+  }
+  return install(E, def->u.def.name, pf, POS(def));
+}
+
+/* ------------------------------------------------------------------ jit functions */
+
+/* True if the body declares `name` with a top-level annotation (A: T.Tensor(...)). */
+static bool body_declares(const tl__ast_stmt *def, const char *name) {
+  for (uint32_t i = 0; i < def->u.def.body.n; i++) {
+    const tl__ast_stmt *s = def->u.def.body.stmts[i];
+    if (s->kind == AS_ANNASSIGN && !s->u.assign.value && s->u.assign.target->kind == AE_NAME &&
+        strcmp(s->u.assign.target->u.name, name) == 0)
+      return true;
+  }
+  return false;
+}
+
+static bool elab_jit(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
+  tl__fstate fs, *prev = E->fn;
+  fstate_begin(E, &fs, FK_JIT, E->env.len);
+  E->fn = &fs;
+  tl__pfunc *pf = pfunc_new(E, def);
+  bool ok = pf != NULL;
+  for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
+    const tl__ast_param *p = &def->u.def.params[i];
+    const tl__ast_expr *head;
+    bool sig_tensor = p->ann && tensor_form(E, p->ann, &head);
+    if (E->p->status != TL_OK) {
+      ok = false;
+      break;
+    }
+    if (sig_tensor || body_declares(def, p->name)) {
+      tl__jitparam jp = {p->name, NULL, p->line, p->col};
+      if (sig_tensor) {
+        tl_ir_var *var;
+        if (!(ok = tl__annotation(E, p->ann, p->name, (tl__pos){p->line, p->col}, &jp.buf, &var))) break;
+        tl__val *v = tl__vnew(E, V_BUFFER);
+        if (!v) {
+          ok = false;
+          break;
+        }
+        v->u.buf = jp.buf;
+        if (!(ok = tl__bind(E, p->name, v, B_PARAM, p->line, p->col))) break;
+      }
+      if (tl__vec_push(&fs.tparams, &jp) != TL_OK) {
+        tl__poom(E->p);
+        ok = false;
+      }
+      continue;
+    }
+    ok = bind_const_param(E, def, p, "jit function");
+  }
+  if (ok) {
+    pf->body = tl__elab_block_here(E, &def->u.def.body);
+    ok = pf->body != NULL;
+  }
+  for (size_t i = 0; ok && i < fs.tparams.len; i++) {
+    tl__jitparam *jp = tl__vec_at(&fs.tparams, i);
+    ok = add_param(E, pf, jp->buf, NULL, false);
+  }
+  for (size_t i = 0; ok && i < fs.empties.len; i++) {
+    tl_ir_buffer *b = TL__VEC_AT(&fs.empties, tl_ir_buffer *, i);
+    bool returned = false;
+    for (size_t k = 0; k < fs.outputs.len; k++) returned |= TL__VEC_AT(&fs.outputs, tl_ir_buffer *, k) == b;
+    if (!returned) {
+      tl__eerr(E, (tl__pos){b->span.line, b->span.col}, "'%s' is made by T.empty but not returned", b->name);
+      ok = false;
+    }
+  }
+  for (size_t i = 0; ok && i < fs.outputs.len; i++)
+    ok = add_param(E, pf, TL__VEC_AT(&fs.outputs, tl_ir_buffer *, i), NULL, true);
+  if (ok) ok = check_syms(E);
+  fstate_end(E, &fs, prev);
+  if (ok && d->out_idx) {
+    tl__eerr(E, POS(d->out_idx), "out_idx is not used with T.empty outputs: return them instead");
+    ok = false;
+  }
+  if (!ok) {
+    pfunc_free(pf);
+    return false;
+  }
+  return install(E, def->u.def.name, pf, POS(def));
+}
+
+/* ------------------------------------------------------------------ the top level */
+
+typedef struct pending {
+  const tl__ast_stmt *def;
+  size_t visible; /* module bindings visible at the definition */
+} pending;
+
+static bool bind_module_name(tl__elab *E, const char *name, tl__val *v, const tl__ast_stmt *s) {
+  return tl__bind(E, name, v, B_MODULE, s->line, s->col);
+}
+
+static tl__val *module_val(tl__elab *E, tl__modkind kind, const char *name) {
+  tl__val *v = tl__vnew(E, V_MODULE);
+  if (v) {
+    v->u.mod.kind = (uint8_t)kind;
+    v->u.mod.name = name;
+  }
+  return v;
+}
+
+/* An opaque value described as `what` (copied). */
+static tl__val *opaque(tl__elab *E, const char *what) {
+  char *d = tl__arena_strdup(&E->p->arena, what ? what : "?");
+  tl__val *v = d ? tl__vnew(E, V_OPAQUE) : NULL;
+  if (!d) tl__poom(E->p);
+  if (v) v->u.opaque = d;
+  return v;
+}
+
+static tl__val *opaquef2(tl__elab *E, const char *prefix, const char *a, const char *mid, const char *b) {
+  char *s = tl__format("%s%s%s%s", prefix, a, mid, b);
+  if (!s) {
+    tl__poom(E->p);
+    return NULL;
+  }
+  tl__val *v = opaque(E, s);
+  tl__free(s);
+  return v;
+}
+
+static bool elab_import(tl__elab *E, const tl__ast_stmt *s) {
+  for (uint32_t i = 0; i < s->u.import.n; i++) {
+    const tl__ast_alias *a = &s->u.import.names[i];
+    const char *name = a->name;
+    tl__val *v;
+    const char *bind_as;
+    if (a->asname) {
+      bind_as = a->asname;
+      if (strcmp(name, "tilelang") == 0) v = module_val(E, MOD_TILELANG, a->asname);
+      else if (strcmp(name, "tilelang.language") == 0) v = module_val(E, MOD_LANG, a->asname);
+      else v = module_val(E, MOD_OTHER, name);
+    } else {
+      /* `import a.b` binds a */
+      const char *dot = strchr(name, '.');
+      bind_as = dot ? tl__pstrndup(E->p, name, (size_t)(dot - name)) : name;
+      if (!bind_as) return false;
+      v = module_val(E, strcmp(bind_as, "tilelang") == 0 ? MOD_TILELANG : MOD_OTHER, bind_as);
+    }
+    if (!v || !bind_module_name(E, bind_as, v, s)) return false;
+  }
+  return true;
+}
+
+static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
+  const char *m = s->u.from.module;
+  for (uint32_t i = 0; i < s->u.from.n; i++) {
+    const tl__ast_alias *a = &s->u.from.names[i];
+    const char *bind_as = a->asname ? a->asname : a->name;
+    tl__val *v = NULL;
+    if (strcmp(m, "tilelang") == 0 && strcmp(a->name, "language") == 0) {
+      v = module_val(E, MOD_LANG, bind_as);
+    } else if (strcmp(m, "tilelang") == 0 && strcmp(a->name, "jit") == 0) {
+      v = tl__vnew(E, V_BUILTIN);
+      if (v) {
+        v->u.bi.id = BI_JIT;
+        v->u.bi.op = -1;
+        v->u.bi.name = bind_as;
+      }
+    } else if (strcmp(m, "tilelang.language") == 0) {
+      const tl__builtin_info *bi = tl__builtin_lang(a->name);
+      tl_dtype dt;
+      if (bi) {
+        v = tl__vnew(E, V_BUILTIN);
+        if (v) {
+          v->u.bi.id = bi->id;
+          v->u.bi.op = bi->op;
+          v->u.bi.name = bind_as;
+        }
+      } else if (tl__dtype_from_name(a->name, &dt)) {
+        v = tl__vnew(E, V_DTYPE);
+        if (v) v->u.dt = dt;
+      } else {
+        v = opaquef2(E, "", m, ".", a->name);
+      }
+    } else {
+      v = opaquef2(E, "", m, ".", a->name);
+    }
+    if (!v || !bind_module_name(E, bind_as, v, s)) return false;
+  }
+  return true;
+}
+
+static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
+  const tl__ast_expr *t = s->u.assign.target;
+  tl__val *v = NULL;
+  if (t->kind == AE_NAME) {
+    bool found;
+    v = bound_const(E, t->u.name, &found);
+    if (E->p->status != TL_OK) return false;
+  }
+  if (!v) {
+    if (!s->u.assign.value) {
+      tl__eerr(E, POS(s), "a module-level annotation needs a value");
+      return false;
+    }
+    v = tl__eval(E, s->u.assign.value);
+    if (!v) return false;
+  }
+  if (t->kind == AE_NAME) return bind_module_name(E, t->u.name, v, s);
+  if ((t->kind == AE_TUPLE || t->kind == AE_LIST) && v->kind == V_TUPLE && v->u.tup.n == t->u.seq.n) {
+    for (uint32_t i = 0; i < t->u.seq.n; i++) {
+      const tl__ast_expr *x = t->u.seq.items[i];
+      if (x->kind != AE_NAME) {
+        tl__eerr(E, POS(x), "module-level constants must be assigned to names");
+        return false;
+      }
+      if (!bind_module_name(E, x->u.name, v->u.tup.items[i], s)) return false;
+    }
+    return true;
+  }
+  tl__eerr(E, POS(t), "module-level constants must be assigned to names");
+  return false;
+}
+
+static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
+  switch ((tl__ast_skind)s->kind) {
+    case AS_IMPORT: return elab_import(E, s);
+    case AS_FROM: return elab_from(E, s);
+    case AS_ASSIGN: case AS_ANNASSIGN: return module_assign(E, s);
+    case AS_AUGASSIGN: {
+      const tl__ast_expr *t = s->u.assign.target;
+      if (t->kind != AE_NAME) break;
+      tl__val *cur = tl__eval(E, t);
+      tl__val *rhs = cur ? tl__eval(E, s->u.assign.value) : NULL;
+      tl__val *v = rhs ? tl__binop(E, t, (tl__ast_op)s->op, cur, rhs) : NULL;
+      return v && bind_module_name(E, t->u.name, v, s);
+    }
+    case AS_PASS: return true;
+    case AS_EXPR:
+      if (s->u.expr.e->kind == AE_STR) return true;
+      tl__eerr(E, POS(s), "top-level expressions are not supported: put script code under "
+               "`if __name__ == \"__main__\":` (which is skipped)");
+      return false;
+    case AS_DEF: {
+      if (s->u.def.skipped) {
+        tl__val *v = opaquef2(E, "helper function '", s->u.def.name, "'", "");
+        return v && bind_module_name(E, s->u.def.name, v, s);
+      }
+      pending pd = {s, E->env.len};
+      if (tl__vec_push(pend, &pd) != TL_OK) return tl__poom(E->p), false;
+      tl__val *v = opaquef2(E, "kernel function '", s->u.def.name, "'", "");
+      return v && bind_module_name(E, s->u.def.name, v, s);
+    }
+    case AS_IF:
+      tl__eerr(E, POS(s), "top-level 'if' statements are not supported (only `if __name__ == \"__main__\":`, which is "
+               "skipped)");
+      return false;
+    case AS_FOR:
+      tl__eerr(E, POS(s), "top-level loops are not supported");
+      return false;
+    case AS_WITH:
+      tl__eerr(E, POS(s), "top-level 'with' statements are not supported");
+      return false;
+    case AS_RETURN:
+      tl__eerr(E, POS(s), "'return' outside function");
+      return false;
+  }
+  tl__eerr(E, POS(s), "this statement is not supported at the top level");
+  return false;
+}
+
+static bool elab_def(tl__elab *E, const pending *pd) {
+  const tl__ast_stmt *def = pd->def;
+  deco_info d;
+  bool foreign;
+  if (!read_decorators(E, def, &d, &foreign)) return false;
+  bool factory = false;
+  for (uint32_t i = 0; i < def->u.def.body.n && !factory; i++) factory = is_prim_func_def(E, def->u.def.body.stmts[i]);
+  if (E->p->status != TL_OK) return false;
+  if (foreign) {
+    if (d.prim_func || d.jit || factory) {
+      tl__eerr(E, POS(d.at), "this decorator is not supported on a kernel (only @T.prim_func and @tilelang.jit)");
+      return false;
+    }
+    return true; /* another library's decorated function: not ours */
+  }
+  if (d.prim_func) {
+    tl__pfunc *pf = tl__elab_prim_func(E, def, pd->visible);
+    if (!pf) return false;
+    if (!apply_out_idx(E, pf, d.out_idx)) {
+      pfunc_free(pf);
+      return false;
+    }
+    return install(E, def->u.def.name, pf, POS(def));
+  }
+  if (factory) return elab_factory(E, def, &d);
+  if (d.jit) return elab_jit(E, def, &d);
+  return true; /* a helper after all (its decorator line only mentioned prim_func) */
+}
+
+tl_status tl__elab_module(tl__pctx *p, const tl__ast_block *file, const tl_ir_parse_options *opts, tl_ir_module *mod) {
+  tl__elab E = {0};
+  E.p = p;
+  E.mod = mod;
+  E.opts = opts;
+  tl__vec_init(&E.env, sizeof(tl__binding));
+  tl__vec pend = TL__VEC_INIT(pending);
+  E.file = tl_ir_module_intern(mod, p->file);
+  if (!E.file) {
+    tl__poom(p);
+    goto done;
+  }
+  if (opts && opts->nconsts) {
+    E.used_consts = tl__calloc(opts->nconsts, sizeof(bool));
+    if (!E.used_consts) {
+      tl__poom(p);
+      goto done;
+    }
+  }
+  for (uint32_t i = 0; i < file->n; i++)
+    if (!elab_top_stmt(&E, file->stmts[i], &pend)) goto done;
+  for (size_t i = 0; i < pend.len; i++)
+    if (!elab_def(&E, tl__vec_at(&pend, i))) goto done;
+  for (size_t i = 0; opts && i < opts->nconsts; i++)
+    if (!E.used_consts[i]) {
+      p->status = tl__error(TL_EINVAL,
+                            "%s: nothing named '%s' to bind (bindings set parameters of factories and @tilelang.jit "
+                            "functions, and module-level constants)",
+                            p->file, opts->consts[i].name ? opts->consts[i].name : "(null)");
+      goto done;
+    }
+done:
+  /* Nested prim_funcs of failed factories were freed; their vecs are the only heap state. */
+  tl__vec_free(&pend);
+  tl__vec_free(&E.env);
+  tl__free(E.used_consts);
+  tl_ir_builder_set_loc(mod, (tl_ir_span){NULL, 0, 0});
+  return p->status;
+}

@@ -1,0 +1,335 @@
+/* Elaboration of tile operations (T.copy, T.fill, T.clear, T.gemm, T.reduce_*,
+ * T.atomic_add, T.cumsum, T.sync_threads) and of their buffer-region arguments:
+ * `A` (the whole buffer), `A[i, j]` (a point whose extents come from the other
+ * operand, aligned to trailing dimensions) and `A[a:b, c]` (explicit ranges). */
+#include <string.h>
+
+#include "elab.h"
+
+typedef struct region {
+  tl_ir_buffer *buf;
+  tl_ir_region_form form;
+  tl_ir_expr **mins, **extents; /* extents NULL for a point not yet resolved; both NULL for FULL */
+  tl__pos at;
+} region;
+
+static tl__val *shape_val(tl__elab *E, tl_ir_expr *d) {
+  return d->kind == TL_EXPR_INT && tl_dtype_eq(d->dtype, TL_DT_INT32) ? tl__vint(E, d->u.int_value) : tl__vexpr(E, d);
+}
+
+/* One dimension of a slice region: lo:hi. `hi` written as `lo + e` gives the
+ * extent e itself (that is how the printer writes slices back). */
+static bool slice_dim(tl__elab *E, tl_ir_buffer *b, uint32_t d, const tl__ast_expr *s, tl_ir_expr **min,
+                      tl_ir_expr **ext) {
+  if (s->u.slice.step) {
+    tl__val *st = tl__eval(E, s->u.slice.step);
+    if (!st) return false;
+    if (!((st->kind == V_INT && st->u.i == 1) || st->kind == V_NONE)) {
+      tl__eerr(E, POS(s->u.slice.step), "slice steps are not supported");
+      return false;
+    }
+  }
+  tl__val *lo = NULL;
+  if (s->u.slice.lo && !(lo = tl__eval(E, s->u.slice.lo))) return false;
+  bool lo_zero = !lo || (lo->kind == V_INT && lo->u.i == 0);
+  tl__val *extent;
+  const tl__ast_expr *hi = s->u.slice.hi;
+  if (!hi) {
+    tl__val *full = shape_val(E, b->shape[d]);
+    if (!full) return false;
+    extent = lo_zero ? full : tl__binop(E, s, AOP_SUB, full, lo);
+  } else if (lo && hi->kind == AE_BINOP && hi->op == AOP_ADD && tl__ast_expr_equal(hi->u.bin.a, s->u.slice.lo)) {
+    extent = tl__eval(E, hi->u.bin.b);
+  } else {
+    tl__val *h = tl__eval(E, hi);
+    if (!h) return false;
+    extent = lo_zero ? h : tl__binop(E, s, AOP_SUB, h, lo);
+  }
+  if (!extent) return false;
+  if (lo) {
+    *min = tl__to_index(E, lo, POS(s), "a slice start");
+  } else {
+    tl__eloc(E, POS(s));
+    *min = tl_ir_i32(E->mod, 0);
+    if (!*min) tl__eirfail(E);
+  }
+  if (!*min) return false;
+  *ext = tl__to_index(E, extent, POS(s), "a slice extent");
+  return *ext != NULL;
+}
+
+/* A tile-op argument as a region. With scalar_ok, anything that is not a buffer or
+ * a sliced buffer is returned in *scalar instead (r->buf stays NULL). */
+static bool eval_region(tl__elab *E, const tl__ast_expr *a, const char *opname, region *r, bool scalar_ok,
+                        tl__val **scalar) {
+  memset(r, 0, sizeof *r);
+  r->at = POS(a);
+  if (scalar) *scalar = NULL;
+  if (a->kind == AE_SUBSCRIPT) {
+    tl__val *obj = tl__eval(E, a->u.sub.obj);
+    if (!obj) return false;
+    if (obj->kind == V_BUFFER) {
+      tl_ir_buffer *b = obj->u.buf;
+      const tl__ast_expr *idx = a->u.sub.index;
+      uint32_t n = idx->kind == AE_TUPLE ? idx->u.seq.n : 1;
+      const tl__ast_expr *const *items = idx->kind == AE_TUPLE ? (const tl__ast_expr *const *)idx->u.seq.items : &idx;
+      bool has_slice = false;
+      for (uint32_t i = 0; i < n; i++) has_slice |= items[i]->kind == AE_SLICE;
+      if (!has_slice && scalar_ok) {
+        *scalar = tl__eval(E, a);
+        return *scalar != NULL;
+      }
+      if (n != b->ndim) {
+        tl__eerr(E, POS(a), "buffer '%s' has %u dimension%s but the region of %s gives %u", b->name, b->ndim,
+                 b->ndim == 1 ? "" : "s", opname, n);
+        return false;
+      }
+      r->buf = b;
+      r->form = has_slice ? TL_REGION_SLICE : TL_REGION_POINT;
+      r->mins = tl__palloc(E->p, sizeof *r->mins * n);
+      if (!r->mins) return false;
+      if (has_slice && !(r->extents = tl__palloc(E->p, sizeof *r->extents * n))) return false;
+      for (uint32_t i = 0; i < n; i++) {
+        if (items[i]->kind == AE_SLICE) {
+          if (!slice_dim(E, b, i, items[i], &r->mins[i], &r->extents[i])) return false;
+          continue;
+        }
+        tl__val *v = tl__eval(E, items[i]);
+        if (!v || !(r->mins[i] = tl__to_index(E, v, POS(items[i]), "a region start"))) return false;
+        if (has_slice) {
+          tl__eloc(E, POS(items[i]));
+          if (!(r->extents[i] = tl_ir_i32(E->mod, 1))) return tl__eirfail(E), false;
+        }
+      }
+      return true;
+    }
+    if (!scalar_ok) {
+      tl__eerr(E, POS(a), "%s expects a buffer or a buffer region, got %s", opname, tl__vdesc(E, obj));
+      return false;
+    }
+  }
+  tl__val *v = tl__eval(E, a);
+  if (!v) return false;
+  if (v->kind == V_BUFFER) {
+    r->buf = v->u.buf;
+    r->form = TL_REGION_FULL;
+    return true;
+  }
+  if (scalar_ok) {
+    *scalar = v;
+    return true;
+  }
+  tl__eerr(E, POS(a), "%s expects a buffer or a buffer region, got %s", opname, tl__vdesc(E, v));
+  return false;
+}
+
+/* Extents of a point region from the other operand, aligned to trailing
+ * dimensions; leading dimensions the other operand lacks get extent 1. */
+static bool resolve_point(tl__elab *E, region *p, const region *other, const char *opname) {
+  if (p->form != TL_REGION_POINT || p->extents) return true;
+  if (!other || other->form == TL_REGION_POINT) {
+    tl__eerr(E, p->at, "%s cannot tell the extent of this region: give the other operand as a whole buffer or a slice "
+             "(e.g. %s[i:i + n, j])", opname, p->buf->name);
+    return false;
+  }
+  uint32_t pn = p->buf->ndim, on = other->buf->ndim;
+  tl_ir_expr *const *oext = other->form == TL_REGION_FULL ? other->buf->shape : other->extents;
+  p->extents = tl__palloc(E->p, sizeof *p->extents * pn);
+  if (!p->extents) return false;
+  for (uint32_t d = 0; d < pn; d++) {
+    int64_t k = (int64_t)d - (int64_t)pn + (int64_t)on;
+    if (k >= 0) {
+      p->extents[d] = oext[k];
+    } else {
+      tl__eloc(E, p->at);
+      if (!(p->extents[d] = tl_ir_i32(E->mod, 1))) return tl__eirfail(E), false;
+    }
+  }
+  return true;
+}
+
+/* A point region that stands for one element (T.fill, T.clear, T.atomic_add with a scalar). */
+static bool unit_point(tl__elab *E, region *p) {
+  if (p->form != TL_REGION_POINT || p->extents) return true;
+  p->extents = tl__palloc(E->p, sizeof *p->extents * p->buf->ndim);
+  if (!p->extents) return false;
+  tl__eloc(E, p->at);
+  for (uint32_t d = 0; d < p->buf->ndim; d++)
+    if (!(p->extents[d] = tl_ir_i32(E->mod, 1))) return tl__eirfail(E), false;
+  return true;
+}
+
+static tl_ir_expr *region_expr(tl__elab *E, const region *r) {
+  tl__eloc(E, r->at);
+  tl_ir_expr *e = r->form == TL_REGION_FULL ? tl_ir_region(E->mod, r->buf, NULL, NULL, TL_REGION_FULL)
+                                            : tl_ir_region(E->mod, r->buf, r->mins, r->extents, r->form);
+  if (!e) tl__eirfail(E);
+  return e;
+}
+
+static bool no_point(tl__elab *E, const region *r, const char *opname) {
+  if (r->form != TL_REGION_POINT) return true;
+  tl__eerr(E, r->at, "%s needs whole buffers or slices, not a single element", opname);
+  return false;
+}
+
+static tl_ir_expr *flag(tl__elab *E, const tl__ast_expr *a, const char *what, bool dflt) {
+  bool b = dflt;
+  if (a) {
+    tl__val *v = tl__eval(E, a);
+    if (!v || !tl__as_bool(E, v, POS(a), what, &b)) return NULL;
+  }
+  tl_ir_expr *e = tl_ir_i32(E->mod, b ? 1 : 0);
+  if (!e) tl__eirfail(E);
+  return e;
+}
+
+/* A dimension argument, negative counting from the end of a rank-ndim buffer. */
+static tl_ir_expr *dim_arg(tl__elab *E, const tl__ast_expr *a, int64_t dflt, uint32_t ndim, const char *opname,
+                           tl__pos call_at) {
+  int64_t d = dflt;
+  if (a) {
+    tl__val *v = tl__eval(E, a);
+    if (!v || !tl__as_int(E, v, POS(a), "dim", &d)) return NULL;
+  }
+  int64_t norm = d < 0 ? d + (int64_t)ndim : d;
+  if (norm < 0 || norm >= (int64_t)ndim) {
+    tl__eerr(E, a ? POS(a) : call_at, "%s: dim %lld is out of range for a %u-dimensional buffer", opname,
+             (long long)d, ndim);
+    return NULL;
+  }
+  tl_ir_expr *e = tl_ir_i32(E->mod, norm);
+  if (!e) tl__eirfail(E);
+  return e;
+}
+
+static tl_ir_stmt *eval_call(tl__elab *E, const tl__ast_expr *call, tl_ir_op op, uint32_t n, tl_ir_expr **args) {
+  for (uint32_t i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  tl__eloc(E, POS(call));
+  tl_ir_expr *c = tl_ir_call(E->mod, op, TL_DT_HANDLE, n, args);
+  tl_ir_stmt *s = c ? tl_ir_eval(E->mod, c) : NULL;
+  if (!s) tl__eirfail(E);
+  return s;
+}
+
+tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi) {
+  const char *opname = bi->name; /* as written: "T.copy" */
+  const tl__ast_expr *a[7];
+  tl_ir_op op = (tl_ir_op)bi->op;
+  region r0, r1, r2;
+  tl_ir_expr *args[7];
+  switch (bi->id) {
+    case BI_COPY: {
+      static const char *const names[] = {"src", "dst"};
+      if (!tl__call_args(E, call, opname, names, 2, 2, a)) return NULL;
+      if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL)) return NULL;
+      if (r0.form == TL_REGION_POINT && r1.form == TL_REGION_POINT) {
+        tl__eerr(E, POS(call), "T.copy cannot tell the extent of the copy: both operands are single elements "
+                 "(give one as a whole buffer or a slice)");
+        return NULL;
+      }
+      if (!resolve_point(E, &r0, &r1, opname) || !resolve_point(E, &r1, &r0, opname)) return NULL;
+      args[0] = region_expr(E, &r0);
+      args[1] = args[0] ? region_expr(E, &r1) : NULL;
+      return eval_call(E, call, op, 2, args);
+    }
+    case BI_FILL: case BI_CLEAR: {
+      static const char *const names[] = {"buffer", "value"};
+      bool fill = bi->id == BI_FILL;
+      if (!tl__call_args(E, call, opname, names, fill ? 2 : 1, fill ? 2 : 1, a)) return NULL;
+      if (!eval_region(E, a[0], opname, &r0, false, NULL) || !unit_point(E, &r0)) return NULL;
+      args[0] = region_expr(E, &r0);
+      if (!fill) return eval_call(E, call, op, 1, args);
+      tl__val *v = tl__eval(E, a[1]);
+      args[1] = v ? tl__to_dtype(E, v, POS(a[1]), r0.buf->dtype) : NULL;
+      return eval_call(E, call, op, 2, args);
+    }
+    case BI_GEMM: {
+      static const char *const names[] = {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum"};
+      if (!tl__call_args(E, call, opname, names, 7, 3, a)) return NULL;
+      if (a[5]) {
+        tl__eerr(E, POS(a[5]), "T.gemm's policy argument is not supported");
+        return NULL;
+      }
+      if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL) ||
+          !eval_region(E, a[2], opname, &r2, false, NULL))
+        return NULL;
+      if (!no_point(E, &r0, opname) || !no_point(E, &r1, opname) || !no_point(E, &r2, opname)) return NULL;
+      args[0] = region_expr(E, &r0);
+      args[1] = args[0] ? region_expr(E, &r1) : NULL;
+      args[2] = args[1] ? region_expr(E, &r2) : NULL;
+      if (!args[2]) return NULL;
+      tl__eloc(E, POS(call));
+      args[3] = flag(E, a[3], "transpose_A", false);
+      args[4] = args[3] ? flag(E, a[4], "transpose_B", false) : NULL;
+      args[5] = args[4] ? flag(E, a[6], "clear_accum", false) : NULL;
+      return args[5] ? eval_call(E, call, op, 6, args) : NULL;
+    }
+    case BI_REDUCE: {
+      static const char *const names[] = {"buffer", "out", "dim", "clear"};
+      if (!tl__call_args(E, call, opname, names, 4, 2, a)) return NULL;
+      if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL)) return NULL;
+      if (!no_point(E, &r0, opname) || !no_point(E, &r1, opname)) return NULL;
+      args[0] = region_expr(E, &r0);
+      args[1] = args[0] ? region_expr(E, &r1) : NULL;
+      if (!args[1]) return NULL;
+      tl__eloc(E, POS(call));
+      args[2] = dim_arg(E, a[2], -1, r0.buf->ndim, opname, POS(call));
+      args[3] = args[2] ? flag(E, a[3], "clear", true) : NULL;
+      return args[3] ? eval_call(E, call, op, 4, args) : NULL;
+    }
+    case BI_ATOMIC_ADD: {
+      static const char *const names[] = {"dst", "value"};
+      if (!tl__call_args(E, call, opname, names, 2, 2, a)) return NULL;
+      tl__val *scalar;
+      if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, true, &scalar))
+        return NULL;
+      if (scalar) {
+        if (!unit_point(E, &r0)) return NULL;
+        args[0] = region_expr(E, &r0);
+        args[1] = args[0] ? tl__to_dtype(E, scalar, POS(a[1]), r0.buf->dtype) : NULL;
+        return eval_call(E, call, op, 2, args);
+      }
+      if (!resolve_point(E, &r0, &r1, opname) || !resolve_point(E, &r1, &r0, opname)) return NULL;
+      args[0] = region_expr(E, &r0);
+      args[1] = args[0] ? region_expr(E, &r1) : NULL;
+      return eval_call(E, call, op, 2, args);
+    }
+    case BI_CUMSUM: {
+      static const char *const names[] = {"src", "dst", "dim", "reverse"};
+      if (!tl__call_args(E, call, opname, names, 4, 1, a)) return NULL;
+      if (!eval_region(E, a[0], opname, &r0, false, NULL)) return NULL;
+      if (a[1] && !(a[1]->kind == AE_NONE)) {
+        if (!eval_region(E, a[1], opname, &r1, false, NULL)) return NULL;
+      } else {
+        r1 = r0; /* in place */
+        if (r1.form == TL_REGION_POINT) {
+          tl__eerr(E, r0.at, "T.cumsum in place needs a whole buffer or a slice");
+          return NULL;
+        }
+      }
+      if (!resolve_point(E, &r0, &r1, opname) || !resolve_point(E, &r1, &r0, opname)) return NULL;
+      args[0] = region_expr(E, &r0);
+      args[1] = args[0] ? region_expr(E, &r1) : NULL;
+      if (!args[1]) return NULL;
+      tl__eloc(E, POS(call));
+      args[2] = dim_arg(E, a[2], 0, r0.buf->ndim, opname, POS(call));
+      args[3] = args[2] ? flag(E, a[3], "reverse", false) : NULL;
+      return args[3] ? eval_call(E, call, op, 4, args) : NULL;
+    }
+    case BI_SYNC_THREADS: {
+      if (call->u.call.nargs || call->u.call.nkw) {
+        tl__eerr(E, POS(call), "T.sync_threads takes no arguments");
+        return NULL;
+      }
+      tl__eloc(E, POS(call));
+      tl_ir_stmt *s = tl_ir_barrier(E->mod);
+      if (!s) tl__eirfail(E);
+      return s;
+    }
+    default:
+      tl__eerr(E, POS(call), "%s is not a tile operation", opname);
+      return NULL;
+  }
+}

@@ -1,0 +1,199 @@
+/* The TileLang-script front end: internals shared by its phases.
+ *
+ *   lexer.c        source text -> tokens (Python's INDENT/DEDENT, implicit joining)
+ *   parser*.c      tokens -> a small Python AST (statements, expressions)
+ *   elab*.c        AST -> IR through the builder (constants, scoping, dtypes)
+ *   frontend.c     tl_ir_parse / tl_ir_parse_file
+ *
+ * Every phase allocates in the context's arena, which dies when parsing ends;
+ * the IR lives in the module's arena. Errors are reported once, at their line and
+ * column, through tl__perr (message, source line, caret). */
+#ifndef TL_IR_PARSE_PARSE_H
+#define TL_IR_PARSE_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/vec.h"
+#include "tilelang/ir.h"
+
+/* Limits that keep recursion bounded on any input (the fuzzer relies on them). */
+#define TL__PARSE_MAX_BLOCK_DEPTH 100  /* nested indented blocks (Python's own limit) */
+#define TL__PARSE_MAX_EXPR_DEPTH 200   /* nested expression nodes */
+#define TL__PARSE_MAX_BRACKETS 200     /* open brackets at once */
+#define TL__PARSE_MAX_SOURCE ((size_t)1 << 28)
+
+/* ------------------------------------------------------------------ context */
+
+typedef struct tl__pctx {
+  const char *src; /* NUL-terminated source */
+  size_t len;
+  const char *file; /* as given by the caller (for messages) */
+  tl__arena arena;  /* tokens' strings, the AST, elaboration values */
+  tl_status status; /* TL_OK until the first error */
+} tl__pctx;
+
+void tl__pctx_init(tl__pctx *p, const char *src, size_t len, const char *file);
+void tl__pctx_free(tl__pctx *p);
+/* Records an error at line:col (1-based; col counts characters): the message is
+ * "file:line:col: msg", then the source line and a caret under the column. Only
+ * the first error is kept. Returns the context's status. */
+tl_status tl__perr(tl__pctx *p, uint32_t line, uint32_t col, const char *fmt, ...) TL_PRINTF(4, 5);
+/* Records out of memory (keeps an earlier error). */
+tl_status tl__poom(tl__pctx *p);
+/* Zeroed arena memory; NULL after recording out of memory. */
+void *tl__palloc(tl__pctx *p, size_t n);
+char *tl__pstrndup(tl__pctx *p, const char *s, size_t n);
+
+/* ------------------------------------------------------------------ tokens */
+
+typedef enum tl__tok_kind {
+  TK_EOF,
+  TK_NEWLINE,
+  TK_INDENT,
+  TK_DEDENT,
+  TK_NAME,   /* identifiers and keywords: s */
+  TK_INT,    /* ival */
+  TK_FLOAT,  /* fval */
+  TK_STRING, /* decoded content: s, slen; flags */
+  TK_OP      /* s points at a static operator spelling */
+} tl__tok_kind;
+
+enum { TL__STR_RAW = 1, TL__STR_BYTES = 2, TL__STR_F = 4 };
+
+typedef struct tl__tok {
+  uint8_t kind;
+  uint8_t flags;
+  uint32_t line, col; /* 1-based; col in characters */
+  uint32_t off, len;  /* bytes of the source */
+  int64_t ival;
+  double fval;
+  const char *s;
+  size_t slen;
+} tl__tok;
+
+/* Tokenizes p->src into toks (a tl__vec of tl__tok), ending with TK_EOF. */
+tl_status tl__lex(tl__pctx *p, tl__vec *toks);
+bool tl__tok_is_keyword(const tl__tok *t);
+
+/* ------------------------------------------------------------------ AST */
+
+typedef enum tl__ast_ekind {
+  AE_NAME, AE_INT, AE_FLOAT, AE_STR, AE_BOOL, AE_NONE,
+  AE_ATTR, AE_CALL, AE_SUBSCRIPT, AE_SLICE, AE_TUPLE, AE_LIST, AE_DICT,
+  AE_BINOP, AE_UNOP, AE_BOOLOP, AE_COMPARE, AE_IFEXP
+} tl__ast_ekind;
+
+typedef enum tl__ast_op {
+  /* AE_BINOP and augmented assignment */
+  AOP_ADD, AOP_SUB, AOP_MUL, AOP_DIV, AOP_FLOORDIV, AOP_MOD, AOP_POW,
+  AOP_LSHIFT, AOP_RSHIFT, AOP_BITAND, AOP_BITOR, AOP_BITXOR,
+  /* AE_UNOP */
+  AOP_NEG, AOP_POS, AOP_INVERT, AOP_NOT,
+  /* AE_BOOLOP */
+  AOP_AND, AOP_OR,
+  /* AE_COMPARE */
+  AOP_EQ, AOP_NE, AOP_LT, AOP_LE, AOP_GT, AOP_GE, AOP_IN, AOP_NOTIN, AOP_IS, AOP_ISNOT
+} tl__ast_op;
+
+/* The Python spelling of an operator ("+", "//", "not in"). */
+const char *tl__ast_op_str(tl__ast_op op);
+
+typedef struct tl__ast_expr tl__ast_expr;
+struct tl__ast_expr {
+  uint8_t kind; /* tl__ast_ekind */
+  uint8_t op;   /* tl__ast_op for BINOP, UNOP, BOOLOP */
+  uint16_t depth;
+  uint32_t line, col;
+  union {
+    const char *name;
+    int64_t i;
+    double f;
+    bool b;
+    struct { const char *s; size_t n; } str;
+    struct { tl__ast_expr *obj; const char *name; } attr;
+    struct {
+      tl__ast_expr *fn;
+      uint32_t nargs, nkw;
+      tl__ast_expr **args;
+      const char **kwnames;
+      tl__ast_expr **kwvals;
+    } call;
+    struct { tl__ast_expr *obj, *index; } sub;
+    struct { tl__ast_expr *lo, *hi, *step; } slice; /* each may be NULL */
+    struct { uint32_t n; tl__ast_expr **items; } seq; /* AE_TUPLE, AE_LIST */
+    struct { uint32_t n; tl__ast_expr **keys, **vals; } dict;
+    struct { tl__ast_expr *a, *b; } bin; /* AE_BINOP, AE_BOOLOP */
+    struct { tl__ast_expr *a; } un;
+    struct { uint32_t n; uint8_t *ops; tl__ast_expr **operands; } cmp; /* n ops, n + 1 operands */
+    struct { tl__ast_expr *cond, *t, *f; } ifexp;
+  } u;
+};
+
+typedef enum tl__ast_skind {
+  AS_EXPR, AS_ASSIGN, AS_ANNASSIGN, AS_AUGASSIGN, AS_PASS, AS_RETURN,
+  AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM
+} tl__ast_skind;
+
+typedef struct tl__ast_stmt tl__ast_stmt;
+typedef struct tl__ast_block {
+  uint32_t n;
+  tl__ast_stmt **stmts;
+} tl__ast_block;
+
+typedef struct tl__ast_param {
+  const char *name;
+  uint32_t line, col;
+  tl__ast_expr *ann;  /* may be NULL */
+  tl__ast_expr *dflt; /* may be NULL */
+} tl__ast_param;
+
+typedef struct tl__ast_alias {
+  const char *name;   /* dotted module name or imported name */
+  const char *asname; /* NULL when absent */
+  uint32_t line, col;
+} tl__ast_alias;
+
+struct tl__ast_stmt {
+  uint8_t kind; /* tl__ast_skind */
+  uint8_t op;   /* AS_AUGASSIGN: the tl__ast_op */
+  uint32_t line, col;
+  union {
+    struct { tl__ast_expr *e; } expr;
+    /* AS_ASSIGN (target = value), AS_ANNASSIGN (target: ann [= value]), AS_AUGASSIGN */
+    struct { tl__ast_expr *target, *value, *ann; } assign;
+    struct { tl__ast_expr *value; } ret; /* value may be NULL */
+    struct { tl__ast_expr *cond; tl__ast_block body, orelse; } if_; /* elif: orelse holds one AS_IF */
+    struct { tl__ast_expr *target, *iter; tl__ast_block body; } for_;
+    struct { tl__ast_expr *ctx, *target; tl__ast_block body; } with; /* target may be NULL */
+    struct {
+      const char *name;
+      uint32_t nparams, ndeco;
+      tl__ast_param *params;
+      tl__ast_expr **decos;
+      tl__ast_block body;
+      bool skipped; /* a top-level helper the front end does not read (body empty) */
+    } def;
+    struct { uint32_t n; tl__ast_alias *names; } import;
+    struct { const char *module; uint32_t n; tl__ast_alias *names; } from;
+  } u;
+};
+
+/* Parses a whole file into its top-level block. Top-level functions that are
+ * neither kernels nor factories and the `if __name__ == "__main__":` block are
+ * skipped token by token (see docs/frontend.md). */
+tl_status tl__parse_file(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out);
+/* Parses a single expression (the whole token list, which must end there). */
+tl_status tl__parse_expr_only(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out);
+/* Structural equality of two expressions (positions ignored). */
+bool tl__ast_expr_equal(const tl__ast_expr *a, const tl__ast_expr *b);
+
+/* ------------------------------------------------------------------ elaboration */
+
+/* Elaborates a parsed file into mod (one function per kernel, factory and jit function). */
+tl_status tl__elab_module(tl__pctx *p, const tl__ast_block *file, const tl_ir_parse_options *opts,
+                          tl_ir_module *mod);
+
+#endif

@@ -1,0 +1,647 @@
+/* The parser, statements: simple statements, if/for/with/def blocks, imports, and
+ * the top level, where helper functions and the `if __name__ == "__main__":`
+ * block are skipped token by token without being parsed (they hold ordinary
+ * Python that the subset does not cover). */
+#include <string.h>
+
+#include "base/error.h"
+#include "base/vec.h"
+#include "parser.h"
+
+static tl__ast_stmt *new_stmt(tl__parser *P, tl__ast_skind kind, const tl__tok *at) {
+  tl__ast_stmt *s = tl__palloc(P->p, sizeof *s);
+  if (!s) return NULL;
+  s->kind = (uint8_t)kind;
+  s->line = at->line;
+  s->col = at->col;
+  return s;
+}
+
+static void *to_array(tl__parser *P, tl__vec *v) {
+  if (v->len == 0) return NULL;
+  void *a = tl__palloc(P->p, v->len * v->elem);
+  if (a) memcpy(a, v->data, v->len * v->elem);
+  return a;
+}
+
+static bool push_stmt(tl__parser *P, tl__vec *out, tl__ast_stmt *s) {
+  if (!s) return false;
+  if (tl__vec_push(out, &s) != TL_OK) return tl__poom(P->p), false;
+  return true;
+}
+
+static bool parse_stmt(tl__parser *P, tl__vec *out);
+
+/* Statements that are valid Python but outside the subset, with how to say so. */
+static const struct { const char *kw, *msg; } UNSUPPORTED_STMTS[] = {
+  {"while", "'while' loops are not supported (use a for loop over T.serial)"},
+  {"class", "class definitions are not supported"},
+  {"try", "'try' statements are not supported"},
+  {"async", "'async' is not supported"},
+  {"break", "'break' is not supported"},
+  {"continue", "'continue' is not supported"},
+  {"del", "'del' statements are not supported"},
+  {"global", "'global' declarations are not supported"},
+  {"nonlocal", "'nonlocal' declarations are not supported"},
+  {"assert", "'assert' statements are not supported"},
+  {"raise", "'raise' statements are not supported"},
+  {"yield", "'yield' is not supported"},
+  {"lambda", "lambda is not supported"},
+  {"except", "invalid syntax: 'except' without 'try'"},
+  {"finally", "invalid syntax: 'finally' without 'try'"},
+  {"elif", "invalid syntax: 'elif' without 'if'"},
+  {"else", "invalid syntax: 'else' without 'if'"},
+};
+
+/* The indented block (or same-line simple statements) after a header's ':'.
+ * `what` names the header for "expected an indented block after ..." messages. */
+static bool parse_block(tl__parser *P, const tl__tok *hdr, const char *what, tl__ast_block *out) {
+  if (!tl__pexpect_op(P, ":")) return false;
+  tl__vec stmts = TL__VEC_INIT(tl__ast_stmt *);
+  bool ok = false;
+  const tl__tok *t = tl__pk(P);
+  if (t->kind != TK_NEWLINE) {
+    ok = parse_stmt(P, &stmts); /* simple statements on the header's line */
+  } else {
+    tl__padv(P);
+    if (tl__pk(P)->kind != TK_INDENT) {
+      tl__perr_tok(P, tl__pk(P), "expected an indented block after %s on line %u", what, hdr->line);
+      goto done;
+    }
+    if (++P->block_depth > TL__PARSE_MAX_BLOCK_DEPTH) {
+      tl__perr_tok(P, tl__pk(P), "too many nested blocks");
+      goto done;
+    }
+    tl__padv(P);
+    ok = true;
+    while (ok && tl__pk(P)->kind != TK_DEDENT && tl__pk(P)->kind != TK_EOF) ok = parse_stmt(P, &stmts);
+    if (ok && tl__pk(P)->kind == TK_DEDENT) tl__padv(P);
+    P->block_depth--;
+  }
+  if (ok) {
+    out->n = (uint32_t)stmts.len;
+    out->stmts = to_array(P, &stmts);
+    ok = P->p->status == TL_OK;
+  }
+done:
+  tl__vec_free(&stmts);
+  return ok;
+}
+
+/* A dotted module name: a.b.c */
+static const char *dotted_name(tl__parser *P) {
+  const tl__tok *t = tl__pk(P);
+  if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
+    tl__perr_tok(P, t, "expected a module name, found %s", tl__tok_desc(P, t));
+    return NULL;
+  }
+  size_t start = t->off, end = t->off + t->len;
+  tl__padv(P);
+  while (tl__tok_op(tl__pk(P), ".") && tl__pk2(P)->kind == TK_NAME) {
+    tl__padv(P);
+    end = tl__pk(P)->off + tl__pk(P)->len;
+    tl__padv(P);
+  }
+  /* Rebuild without whitespace: "a . b" is legal Python. */
+  char *s = tl__palloc(P->p, end - start + 1);
+  if (!s) return NULL;
+  size_t n = 0;
+  for (size_t i = start; i < end; i++)
+    if (P->p->src[i] != ' ' && P->p->src[i] != '\t') s[n++] = P->p->src[i];
+  s[n] = '\0';
+  return s;
+}
+
+static bool parse_alias(tl__parser *P, tl__ast_alias *a, bool dotted) {
+  const tl__tok *t = tl__pk(P);
+  a->line = t->line;
+  a->col = t->col;
+  if (dotted) {
+    a->name = dotted_name(P);
+  } else {
+    if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
+      tl__perr_tok(P, t, "expected a name to import, found %s", tl__tok_desc(P, t));
+      return false;
+    }
+    a->name = t->s;
+    tl__padv(P);
+  }
+  if (!a->name) return false;
+  a->asname = NULL;
+  if (tl__tok_kw(tl__pk(P), "as")) {
+    tl__padv(P);
+    const tl__tok *n = tl__pk(P);
+    if (n->kind != TK_NAME || tl__tok_is_keyword(n)) {
+      tl__perr_tok(P, n, "expected a name after 'as', found %s", tl__tok_desc(P, n));
+      return false;
+    }
+    a->asname = n->s;
+    tl__padv(P);
+  }
+  return true;
+}
+
+static tl__ast_stmt *parse_import(tl__parser *P) {
+  const tl__tok *kw = tl__pk(P);
+  bool from = tl__tok_kw(kw, "from");
+  tl__padv(P);
+  tl__ast_stmt *s = new_stmt(P, from ? AS_FROM : AS_IMPORT, kw);
+  if (!s) return NULL;
+  tl__vec names = TL__VEC_INIT(tl__ast_alias);
+  tl__ast_stmt *result = NULL;
+  if (from) {
+    if (tl__tok_op(tl__pk(P), ".") || tl__tok_op(tl__pk(P), "...")) {
+      tl__perr_tok(P, tl__pk(P), "relative imports are not supported");
+      goto done;
+    }
+    s->u.from.module = dotted_name(P);
+    if (!s->u.from.module) goto done;
+    if (!tl__tok_kw(tl__pk(P), "import")) {
+      tl__perr_tok(P, tl__pk(P), "expected 'import', found %s", tl__tok_desc(P, tl__pk(P)));
+      goto done;
+    }
+    tl__padv(P);
+    if (tl__tok_op(tl__pk(P), "*")) {
+      tl__perr_tok(P, tl__pk(P), "'import *' is not supported (import the module, e.g. import tilelang.language as T)");
+      goto done;
+    }
+    bool paren = tl__tok_op(tl__pk(P), "(");
+    if (paren) tl__padv(P);
+    for (;;) {
+      tl__ast_alias a;
+      if (!parse_alias(P, &a, false)) goto done;
+      if (tl__vec_push(&names, &a) != TL_OK) {
+        tl__poom(P->p);
+        goto done;
+      }
+      if (!tl__tok_op(tl__pk(P), ",")) break;
+      tl__padv(P);
+      if (paren && tl__tok_op(tl__pk(P), ")")) break;
+    }
+    if (paren && !tl__pexpect_op(P, ")")) goto done;
+    s->u.from.n = (uint32_t)names.len;
+    s->u.from.names = to_array(P, &names);
+  } else {
+    for (;;) {
+      tl__ast_alias a;
+      if (!parse_alias(P, &a, true)) goto done;
+      if (tl__vec_push(&names, &a) != TL_OK) {
+        tl__poom(P->p);
+        goto done;
+      }
+      if (!tl__tok_op(tl__pk(P), ",")) break;
+      tl__padv(P);
+    }
+    s->u.import.n = (uint32_t)names.len;
+    s->u.import.names = to_array(P, &names);
+  }
+  if (P->p->status == TL_OK) result = s;
+done:
+  tl__vec_free(&names);
+  return result;
+}
+
+static bool aug_op(const tl__tok *t, tl__ast_op *op) {
+  static const struct { const char *s; tl__ast_op op; } ops[] = {
+    {"+=", AOP_ADD}, {"-=", AOP_SUB}, {"*=", AOP_MUL}, {"/=", AOP_DIV}, {"//=", AOP_FLOORDIV},
+    {"%=", AOP_MOD}, {"**=", AOP_POW}, {"<<=", AOP_LSHIFT}, {">>=", AOP_RSHIFT}, {"&=", AOP_BITAND},
+    {"|=", AOP_BITOR}, {"^=", AOP_BITXOR},
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (tl__tok_op(t, ops[i].s)) {
+      *op = ops[i].op;
+      return true;
+    }
+  return false;
+}
+
+/* Checks that an expression can be assigned to (names, subscripts, attributes, and
+ * tuples of those), as Python's grammar does. */
+static bool check_target(tl__parser *P, const tl__ast_expr *e, bool allow_tuple) {
+  switch (e->kind) {
+    case AE_NAME: case AE_SUBSCRIPT: case AE_ATTR: return true;
+    case AE_TUPLE: case AE_LIST:
+      if (!allow_tuple) break;
+      for (uint32_t i = 0; i < e->u.seq.n; i++)
+        if (!check_target(P, e->u.seq.items[i], true)) return false;
+      return true;
+    default: break;
+  }
+  tl__perr(P->p, e->line, e->col, "cannot assign to this expression");
+  return false;
+}
+
+static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
+  const tl__tok *t = tl__pk(P);
+  if (t->kind == TK_NAME) {
+    for (size_t i = 0; i < sizeof UNSUPPORTED_STMTS / sizeof UNSUPPORTED_STMTS[0]; i++)
+      if (tl__tok_kw(t, UNSUPPORTED_STMTS[i].kw)) {
+        tl__perr_tok(P, t, "%s", UNSUPPORTED_STMTS[i].msg);
+        return NULL;
+      }
+    if (tl__tok_kw(t, "pass")) {
+      tl__padv(P);
+      return new_stmt(P, AS_PASS, t);
+    }
+    if (tl__tok_kw(t, "return")) {
+      tl__padv(P);
+      tl__ast_stmt *s = new_stmt(P, AS_RETURN, t);
+      if (!s) return NULL;
+      const tl__tok *n = tl__pk(P);
+      if (n->kind != TK_NEWLINE && !tl__tok_op(n, ";")) {
+        s->u.ret.value = tl__parse_testlist(P);
+        if (!s->u.ret.value) return NULL;
+      }
+      return s;
+    }
+    if (tl__tok_kw(t, "import") || tl__tok_kw(t, "from")) return parse_import(P);
+  }
+  tl__ast_expr *lhs = tl__parse_testlist(P);
+  if (!lhs) return NULL;
+  const tl__tok *n = tl__pk(P);
+  tl__ast_op op;
+  if (tl__tok_op(n, "=")) {
+    if (!check_target(P, lhs, true)) return NULL;
+    tl__padv(P);
+    tl__ast_stmt *s = new_stmt(P, AS_ASSIGN, t);
+    if (!s) return NULL;
+    s->u.assign.target = lhs;
+    s->u.assign.value = tl__parse_testlist(P);
+    if (!s->u.assign.value) return NULL;
+    if (tl__tok_op(tl__pk(P), "=")) {
+      tl__perr_tok(P, tl__pk(P), "chained assignment (a = b = c) is not supported");
+      return NULL;
+    }
+    return s;
+  }
+  if (tl__tok_op(n, ":")) {
+    if (lhs->kind == AE_TUPLE) {
+      tl__perr(P->p, lhs->line, lhs->col, "only single target (not tuple) can be annotated");
+      return NULL;
+    }
+    if (!check_target(P, lhs, false)) return NULL;
+    tl__padv(P);
+    tl__ast_stmt *s = new_stmt(P, AS_ANNASSIGN, t);
+    if (!s) return NULL;
+    s->u.assign.target = lhs;
+    s->u.assign.ann = tl__parse_test(P);
+    if (!s->u.assign.ann) return NULL;
+    if (tl__tok_op(tl__pk(P), "=")) {
+      tl__padv(P);
+      s->u.assign.value = tl__parse_testlist(P);
+      if (!s->u.assign.value) return NULL;
+    }
+    return s;
+  }
+  if (aug_op(n, &op)) {
+    if (lhs->kind == AE_TUPLE || lhs->kind == AE_LIST) {
+      tl__perr(P->p, lhs->line, lhs->col, "illegal expression for augmented assignment");
+      return NULL;
+    }
+    if (!check_target(P, lhs, false)) return NULL;
+    tl__padv(P);
+    tl__ast_stmt *s = new_stmt(P, AS_AUGASSIGN, t);
+    if (!s) return NULL;
+    s->op = (uint8_t)op;
+    s->u.assign.target = lhs;
+    s->u.assign.value = tl__parse_testlist(P);
+    return s->u.assign.value ? s : NULL;
+  }
+  tl__ast_stmt *s = new_stmt(P, AS_EXPR, t);
+  if (!s) return NULL;
+  s->u.expr.e = lhs;
+  return s;
+}
+
+/* simple_stmt (';' simple_stmt)* [';'] NEWLINE */
+static bool parse_simple_stmts(tl__parser *P, tl__vec *out) {
+  for (;;) {
+    if (!push_stmt(P, out, parse_small_stmt(P))) return false;
+    if (!tl__tok_op(tl__pk(P), ";")) break;
+    tl__padv(P);
+    if (tl__pk(P)->kind == TK_NEWLINE) break;
+  }
+  const tl__tok *t = tl__pk(P);
+  if (t->kind == TK_NEWLINE) {
+    tl__padv(P);
+    return true;
+  }
+  if (t->kind == TK_EOF) return true;
+  tl__perr_tok(P, t, "invalid syntax: unexpected %s", tl__tok_desc(P, t));
+  return false;
+}
+
+static tl__ast_stmt *parse_if(tl__parser *P) {
+  const tl__tok *kw = tl__pk(P);
+  tl__padv(P);
+  tl__ast_stmt *s = new_stmt(P, AS_IF, kw);
+  if (!s) return NULL;
+  s->u.if_.cond = tl__parse_test(P);
+  if (!s->u.if_.cond) return NULL;
+  if (!parse_block(P, kw, tl__tok_kw(kw, "if") ? "'if' statement" : "'elif' statement", &s->u.if_.body)) return NULL;
+  const tl__tok *n = tl__pk(P);
+  if (tl__tok_kw(n, "elif")) {
+    tl__ast_stmt *e = parse_if(P);
+    if (!e) return NULL;
+    tl__ast_stmt **one = tl__palloc(P->p, sizeof *one);
+    if (!one) return NULL;
+    one[0] = e;
+    s->u.if_.orelse.n = 1;
+    s->u.if_.orelse.stmts = one;
+  } else if (tl__tok_kw(n, "else")) {
+    tl__padv(P);
+    if (!parse_block(P, n, "'else' statement", &s->u.if_.orelse)) return NULL;
+  }
+  return s;
+}
+
+static tl__ast_stmt *parse_for(tl__parser *P) {
+  const tl__tok *kw = tl__pk(P);
+  tl__padv(P);
+  tl__ast_stmt *s = new_stmt(P, AS_FOR, kw);
+  if (!s) return NULL;
+  s->u.for_.target = tl__parse_targetlist(P);
+  if (!s->u.for_.target) return NULL;
+  if (!check_target(P, s->u.for_.target, true)) return NULL;
+  const tl__tok *in = tl__pk(P);
+  if (!tl__tok_kw(in, "in")) {
+    tl__perr_tok(P, in, "expected 'in' after the loop variables, found %s", tl__tok_desc(P, in));
+    return NULL;
+  }
+  tl__padv(P);
+  s->u.for_.iter = tl__parse_testlist(P);
+  if (!s->u.for_.iter) return NULL;
+  if (!parse_block(P, kw, "'for' statement", &s->u.for_.body)) return NULL;
+  if (tl__tok_kw(tl__pk(P), "else")) {
+    tl__perr_tok(P, tl__pk(P), "'for ... else' is not supported");
+    return NULL;
+  }
+  return s;
+}
+
+static tl__ast_stmt *parse_with(tl__parser *P) {
+  const tl__tok *kw = tl__pk(P);
+  tl__padv(P);
+  tl__ast_stmt *s = new_stmt(P, AS_WITH, kw);
+  if (!s) return NULL;
+  s->u.with.ctx = tl__parse_test(P);
+  if (!s->u.with.ctx) return NULL;
+  if (tl__tok_kw(tl__pk(P), "as")) {
+    tl__padv(P);
+    s->u.with.target = tl__parse_targetlist(P);
+    if (!s->u.with.target || !check_target(P, s->u.with.target, true)) return NULL;
+  }
+  if (tl__tok_op(tl__pk(P), ",")) {
+    tl__perr_tok(P, tl__pk(P), "several context managers in one 'with' are not supported");
+    return NULL;
+  }
+  if (!parse_block(P, kw, "'with' statement", &s->u.with.body)) return NULL;
+  return s;
+}
+
+static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
+  tl__vec params = TL__VEC_INIT(tl__ast_param);
+  bool ok = false, seen_default = false;
+  if (!tl__pexpect_op(P, "(")) goto done;
+  while (!tl__tok_op(tl__pk(P), ")")) {
+    const tl__tok *t = tl__pk(P);
+    if (tl__tok_op(t, "*") || tl__tok_op(t, "**") || tl__tok_op(t, "/")) {
+      tl__perr_tok(P, t, "'%s' in a parameter list is not supported (only plain parameters with optional defaults)", t->s);
+      goto done;
+    }
+    if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
+      tl__perr_tok(P, t, "expected a parameter name, found %s", tl__tok_desc(P, t));
+      goto done;
+    }
+    for (size_t i = 0; i < params.len; i++)
+      if (strcmp(TL__VEC_AT(&params, tl__ast_param, i).name, t->s) == 0) {
+        tl__perr_tok(P, t, "duplicate argument '%s' in function definition", t->s);
+        goto done;
+      }
+    tl__ast_param prm = {t->s, t->line, t->col, NULL, NULL};
+    tl__padv(P);
+    if (tl__tok_op(tl__pk(P), ":")) {
+      tl__padv(P);
+      prm.ann = tl__parse_test(P);
+      if (!prm.ann) goto done;
+    }
+    if (tl__tok_op(tl__pk(P), "=")) {
+      tl__padv(P);
+      prm.dflt = tl__parse_test(P);
+      if (!prm.dflt) goto done;
+      seen_default = true;
+    } else if (seen_default) {
+      tl__perr_tok(P, t, "parameter without a default follows parameter with a default");
+      goto done;
+    }
+    if (tl__vec_push(&params, &prm) != TL_OK) {
+      tl__poom(P->p);
+      goto done;
+    }
+    if (!tl__tok_op(tl__pk(P), ",")) break;
+    tl__padv(P);
+  }
+  if (!tl__pexpect_op(P, ")")) goto done;
+  s->u.def.nparams = (uint32_t)params.len;
+  s->u.def.params = to_array(P, &params);
+  ok = P->p->status == TL_OK;
+done:
+  tl__vec_free(&params);
+  return ok;
+}
+
+/* decorators* 'def' NAME '(' params ')' ['->' test] ':' block */
+static tl__ast_stmt *parse_def(tl__parser *P) {
+  const tl__tok *start = tl__pk(P);
+  tl__vec decos = TL__VEC_INIT(tl__ast_expr *);
+  tl__ast_stmt *result = NULL;
+  while (tl__tok_op(tl__pk(P), "@")) {
+    tl__padv(P);
+    tl__ast_expr *d = tl__parse_test(P);
+    if (!d) goto done;
+    if (tl__pk(P)->kind != TK_NEWLINE) {
+      tl__perr_tok(P, tl__pk(P), "expected the end of the line after a decorator, found %s", tl__tok_desc(P, tl__pk(P)));
+      goto done;
+    }
+    tl__padv(P);
+    if (tl__vec_push(&decos, &d) != TL_OK) {
+      tl__poom(P->p);
+      goto done;
+    }
+  }
+  const tl__tok *kw = tl__pk(P);
+  if (tl__tok_kw(kw, "class")) {
+    tl__perr_tok(P, kw, "class definitions are not supported");
+    goto done;
+  }
+  if (!tl__tok_kw(kw, "def")) {
+    tl__perr_tok(P, kw, "expected 'def' after decorators, found %s", tl__tok_desc(P, kw));
+    goto done;
+  }
+  tl__padv(P);
+  const tl__tok *name = tl__pk(P);
+  if (name->kind != TK_NAME || tl__tok_is_keyword(name)) {
+    tl__perr_tok(P, name, "expected a function name, found %s", tl__tok_desc(P, name));
+    goto done;
+  }
+  tl__padv(P);
+  tl__ast_stmt *s = new_stmt(P, AS_DEF, decos.len ? start : kw);
+  if (!s) goto done;
+  s->u.def.name = name->s;
+  if (!parse_params(P, s)) goto done;
+  if (tl__tok_op(tl__pk(P), "->")) {
+    tl__padv(P);
+    if (!tl__parse_test(P)) goto done; /* a return annotation is allowed and ignored */
+  }
+  s->u.def.ndeco = (uint32_t)decos.len;
+  s->u.def.decos = to_array(P, &decos);
+  if (!parse_block(P, kw, "function definition", &s->u.def.body)) goto done;
+  if (P->p->status == TL_OK) result = s;
+done:
+  tl__vec_free(&decos);
+  return result;
+}
+
+static bool parse_stmt(tl__parser *P, tl__vec *out) {
+  const tl__tok *t = tl__pk(P);
+  if (t->kind == TK_INDENT) {
+    tl__perr_tok(P, t, "unexpected indent");
+    return false;
+  }
+  if (tl__tok_kw(t, "if")) return push_stmt(P, out, parse_if(P));
+  if (tl__tok_kw(t, "for")) return push_stmt(P, out, parse_for(P));
+  if (tl__tok_kw(t, "with")) return push_stmt(P, out, parse_with(P));
+  if (tl__tok_kw(t, "def") || tl__tok_op(t, "@")) return push_stmt(P, out, parse_def(P));
+  return parse_simple_stmts(P, out);
+}
+
+/* ------------------------------------------------------------------ top level */
+
+/* Index just past the compound statement whose header starts at token i: past its
+ * indented block, or past the NEWLINE of a same-line body. */
+static size_t skip_compound(const tl__parser *P, size_t i) {
+  int depth = 0;
+  for (; i < P->n && P->t[i].kind != TK_EOF; i++) {
+    const tl__tok *t = &P->t[i];
+    if (t->kind != TK_OP) continue;
+    if (tl__tok_op(t, "(") || tl__tok_op(t, "[") || tl__tok_op(t, "{")) depth++;
+    else if (tl__tok_op(t, ")") || tl__tok_op(t, "]") || tl__tok_op(t, "}")) depth--;
+    else if (depth == 0 && tl__tok_op(t, ":")) break;
+  }
+  if (i >= P->n || P->t[i].kind == TK_EOF) return i;
+  i++;
+  if (P->t[i].kind != TK_NEWLINE) {
+    while (i < P->n && P->t[i].kind != TK_NEWLINE && P->t[i].kind != TK_EOF) i++;
+    return i < P->n && P->t[i].kind == TK_NEWLINE ? i + 1 : i;
+  }
+  i++;
+  if (P->t[i].kind != TK_INDENT) return i; /* the parser reports the missing block */
+  int level = 0;
+  for (; i < P->n && P->t[i].kind != TK_EOF; i++) {
+    if (P->t[i].kind == TK_INDENT) level++;
+    else if (P->t[i].kind == TK_DEDENT && --level == 0) return i + 1;
+  }
+  return i;
+}
+
+/* `if __name__ == "__main__":` */
+static bool is_main_guard(const tl__parser *P) {
+  size_t i = P->i;
+  if (i + 4 >= P->n) return false;
+  const tl__tok *t = &P->t[i];
+  return tl__tok_kw(&t[0], "if") && t[1].kind == TK_NAME && strcmp(t[1].s, "__name__") == 0 &&
+         tl__tok_op(&t[2], "==") && t[3].kind == TK_STRING && strcmp(t[3].s, "__main__") == 0 &&
+         tl__tok_op(&t[4], ":");
+}
+
+/* True if tokens [from, to) hold a decorator line whose dotted name ends in
+ * prim_func (or jit when `jit` is set): @T.prim_func, @tilelang.jit(...), @jit. */
+static bool has_decorator(const tl__parser *P, size_t from, size_t to, bool jit) {
+  for (size_t i = from; i < to; i++) {
+    if (!tl__tok_op(&P->t[i], "@")) continue;
+    if (i > 0 && P->t[i - 1].kind != TK_NEWLINE && P->t[i - 1].kind != TK_INDENT && P->t[i - 1].kind != TK_DEDENT)
+      continue; /* the matrix-multiplication operator */
+    const tl__tok *last = NULL;
+    size_t j = i + 1;
+    while (j < to && P->t[j].kind == TK_NAME) {
+      last = &P->t[j++];
+      if (j < to && tl__tok_op(&P->t[j], ".")) j++;
+      else break;
+    }
+    if (last && (strcmp(last->s, "prim_func") == 0 || (jit && strcmp(last->s, "jit") == 0))) return true;
+  }
+  return false;
+}
+
+/* A top-level function (with its decorators, starting at P->i) is read when it is a
+ * kernel (decorated with prim_func or jit) or a factory (its body holds a
+ * @prim_func); otherwise it is a helper and skipped. Sets *end past it. */
+static bool top_def_is_kernel(const tl__parser *P, size_t *end, size_t *name_at) {
+  size_t i = P->i;
+  while (i < P->n && tl__tok_op(&P->t[i], "@")) {
+    while (i < P->n && P->t[i].kind != TK_NEWLINE && P->t[i].kind != TK_EOF) i++;
+    if (i < P->n && P->t[i].kind == TK_NEWLINE) i++;
+  }
+  size_t def_at = i;
+  *name_at = def_at + 1 < P->n ? def_at + 1 : def_at;
+  if (def_at >= P->n || !tl__tok_kw(&P->t[def_at], "def")) return true; /* let the parser report it */
+  *end = skip_compound(P, def_at);
+  if (has_decorator(P, P->i, def_at, true)) return true;
+  return has_decorator(P, def_at, *end, false);
+}
+
+tl_status tl__parse_file(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out) {
+  tl__parser P = {p, toks, ntoks, 0, 0, 0};
+  tl__vec stmts = TL__VEC_INIT(tl__ast_stmt *);
+  while (p->status == TL_OK) {
+    const tl__tok *t = tl__pk(&P);
+    if (t->kind == TK_EOF) break;
+    if (t->kind == TK_NEWLINE) {
+      tl__padv(&P);
+      continue;
+    }
+    if (t->kind == TK_DEDENT) {
+      tl__perr_tok(&P, t, "unindent does not match any outer indentation level");
+      break;
+    }
+    if (is_main_guard(&P)) {
+      P.i = skip_compound(&P, P.i);
+      continue;
+    }
+    if (tl__tok_kw(t, "def") || tl__tok_op(t, "@")) {
+      size_t end = P.i, name_at = P.i;
+      if (!top_def_is_kernel(&P, &end, &name_at)) {
+        tl__ast_stmt *s = new_stmt(&P, AS_DEF, t);
+        if (!s) break;
+        s->u.def.skipped = true;
+        s->u.def.name = toks[name_at].kind == TK_NAME ? toks[name_at].s : "?";
+        if (!push_stmt(&P, &stmts, s)) break;
+        P.i = end;
+        continue;
+      }
+    }
+    if (!parse_stmt(&P, &stmts)) break;
+  }
+  if (p->status == TL_OK) {
+    out->n = (uint32_t)stmts.len;
+    out->stmts = to_array(&P, &stmts);
+  }
+  tl__vec_free(&stmts);
+  return p->status;
+}
+
+tl_status tl__parse_expr_only(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out) {
+  tl__parser P = {p, toks, ntoks, 0, 0, 0};
+  *out = NULL;
+  const tl__tok *t = tl__pk(&P);
+  if (t->kind == TK_INDENT || t->kind == TK_NEWLINE || t->kind == TK_EOF)
+    return tl__perr_tok(&P, t, "expected a value, found %s", tl__tok_desc(&P, t));
+  tl__ast_expr *e = tl__parse_testlist(&P);
+  if (!e) return p->status;
+  if (tl__pk(&P)->kind == TK_NEWLINE) tl__padv(&P);
+  while (tl__pk(&P)->kind == TK_DEDENT) tl__padv(&P);
+  if (tl__pk(&P)->kind != TK_EOF)
+    return tl__perr_tok(&P, tl__pk(&P), "unexpected %s after the value", tl__tok_desc(&P, tl__pk(&P)));
+  *out = e;
+  return TL_OK;
+}
