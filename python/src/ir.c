@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tlpy.h"
+#include "tlpy_tensor.h"
 
 /* ------------------------------------------------------------------ IRModule */
 
@@ -160,10 +161,144 @@ static PyObject *ir_repr(PyObject *self) {
   if (!o->mod) return PyUnicode_FromString("<IRModule (no longer valid)>");
   size_t n = tl_ir_module_num_funcs(o->mod);
   if (n == 0) return PyUnicode_FromString("<IRModule: no functions>");
+  (void)0;
   PyObject *names = ir_functions(self, NULL);
   if (!names) return NULL;
   PyObject *r = PyUnicode_FromFormat("<IRModule: %R>", names);
   Py_DECREF(names);
+  return r;
+}
+
+/* Parse options from a params mapping (name -> value): bool as True/False, int and
+ * float as their repr, str as given (a dtype name such as float16, or a quoted
+ * literal). `keep` holds the strings. */
+int tlpy_parse_options(PyObject *params, tl_ir_parse_options *opts, tl_ir_const_binding **bindings, PyObject *keep) {
+  memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
+  *bindings = NULL;
+  if (!params || params == Py_None) return 0;
+  PyObject *items = PyMapping_Items(params);
+  if (!items) return -1;
+  Py_ssize_t n = PyList_GET_SIZE(items);
+  tl_ir_const_binding *b = PyMem_Calloc((size_t)n + 1, sizeof *b);
+  if (!b) {
+    Py_DECREF(items);
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0), *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1);
+    PyObject *text = PyUnicode_Check(v) ? Py_NewRef(v)
+                     : (PyBool_Check(v) || PyLong_Check(v) || PyFloat_Check(v)) ? PyObject_Repr(v)
+                                                                                 : NULL;
+    if (!text && !PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "params values must be bool, int, float or str, not %.100s", Py_TYPE(v)->tp_name);
+    if (!text || PyList_Append(keep, text) < 0 || tlpy_str_arg(k, "a params key", 0, &b[i].name) < 0 ||
+        !(b[i].value = PyUnicode_AsUTF8(text))) {
+      Py_XDECREF(text);
+      Py_DECREF(items);
+      PyMem_Free(b);
+      return -1;
+    }
+    Py_DECREF(text);
+  }
+  if (PyList_Append(keep, items) < 0) {
+    Py_DECREF(items);
+    PyMem_Free(b);
+    return -1;
+  }
+  Py_DECREF(items);
+  opts->consts = b;
+  opts->nconsts = (size_t)n;
+  *bindings = b;
+  return 0;
+}
+
+/* IRModule.from_script(source, filename='<string>', params=None) */
+static PyObject *ir_from_script(PyObject *cls, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"source", "filename", "params", NULL};
+  const char *source, *filename = "<string>";
+  PyObject *params = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|sO:from_script", kwlist, &source, &filename, &params)) return NULL;
+  PyObject *keep = PyList_New(0);
+  tl_ir_parse_options opts;
+  tl_ir_const_binding *b;
+  if (!keep || tlpy_parse_options(params, &opts, &b, keep) < 0) {
+    Py_XDECREF(keep);
+    return NULL;
+  }
+  tl_ir_module *mod = NULL;
+  tl_status s;
+  TLPY_NOGIL(s = tl_ir_parse(source, filename, &opts, &mod));
+  PyMem_Free(b);
+  Py_DECREF(keep);
+  if (s != TL_OK) return tlpy_raise(s);
+  return tlpy_ir_own(mod);
+}
+
+/* IRModule.from_file(path, params=None) */
+static PyObject *ir_from_file(PyObject *cls, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"path", "params", NULL};
+  PyObject *path_o, *params = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|O:from_file", kwlist, PyUnicode_FSConverter, &path_o, &params))
+    return NULL;
+  PyObject *keep = PyList_New(0);
+  tl_ir_parse_options opts;
+  tl_ir_const_binding *b;
+  if (!keep || tlpy_parse_options(params, &opts, &b, keep) < 0) {
+    Py_XDECREF(keep);
+    Py_DECREF(path_o);
+    return NULL;
+  }
+  tl_ir_module *mod = NULL;
+  tl_status s;
+  const char *path = PyBytes_AS_STRING(path_o);
+  TLPY_NOGIL(s = tl_ir_parse_file(path, &opts, &mod));
+  PyMem_Free(b);
+  Py_DECREF(keep);
+  Py_DECREF(path_o);
+  if (s != TL_OK) return tlpy_raise(s);
+  return tlpy_ir_own(mod);
+}
+
+static PyObject *ir_script(PyObject *self, PyObject *unused) {
+  tl_ir_module *mod = tlpy_ir_get(self);
+  if (!mod) return NULL;
+  char *text = tl_ir_print_module(mod);
+  if (!text) return tlpy_raise(TL_ENOMEM);
+  PyObject *r = PyUnicode_FromString(text);
+  tl_free(text);
+  return r;
+}
+
+/* interpret(func, *args): runs `func` with the reference interpreter on CPU tensors
+ * (any __dlpack__ object; updated in place) and scalars, every parameter given. */
+static PyObject *ir_interpret(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  tl_ir_module *mod = tlpy_ir_get(self);
+  if (!mod) return NULL;
+  if (nargs < 1) {
+    PyErr_SetString(PyExc_TypeError, "interpret(func, *args) needs the function's name (or None)");
+    return NULL;
+  }
+  const char *func;
+  if (tlpy_str_arg(args[0], "func", 1, &func) < 0) return NULL;
+  if (!func && tl_ir_module_num_funcs(mod) == 1) func = tl_ir_module_func(mod, 0)->name;
+  Py_ssize_t n = nargs - 1;
+  tl_value *values = PyMem_Calloc((size_t)n + 1, sizeof *values);
+  tlpy_tensor *tensors = PyMem_Calloc((size_t)n + 1, sizeof *tensors);
+  PyObject *r = NULL;
+  if (!values || !tensors) {
+    PyErr_NoMemory();
+    goto out;
+  }
+  if (tlpy_args_convert(args + 1, n, values, tensors) < 0) goto out;
+  tl_status s;
+  TLPY_NOGIL(s = tl_ir_interpret(mod, func, values, (int)n));
+  tlpy_args_release(tensors, n);
+  r = s == TL_OK ? Py_NewRef(Py_None) : tlpy_raise(s);
+out:
+  PyMem_Free(values);
+  PyMem_Free(tensors);
   return r;
 }
 
@@ -174,6 +309,15 @@ static PyMethodDef ir_methods[] = {
     {"get_attr", ir_get_attr, METH_VARARGS, "get_attr(key, default=None): a module attribute (int or str)."},
     {"set_attr", ir_set_attr, METH_VARARGS, "set_attr(key, value): set a module attribute (int or str) in place."},
     {"copy", ir_copy, METH_NOARGS, "A deep copy of the module."},
+    {"from_script", (PyCFunction)(void (*)(void))ir_from_script, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "IRModule.from_script(source, filename='<string>', params=None): parse TileLang script (params bind\n"
+     "module-level constants: bool/int/float, or a str such as a dtype name)."},
+    {"from_file", (PyCFunction)(void (*)(void))ir_from_file, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "IRModule.from_file(path, params=None): parse a TileLang script file."},
+    {"script", ir_script, METH_NOARGS, "The module as TileLang script text."},
+    {"interpret", (PyCFunction)(void (*)(void))ir_interpret, METH_FASTCALL,
+     "interpret(func, *args): run function `func` (None: the only one) with the reference interpreter on CPU\n"
+     "tensors (any __dlpack__ object, written in place) and scalars; every parameter is given."},
     {"verify", ir_verify, METH_NOARGS, "Run the IR verifier; raises TileLangError on the first problem."},
     {NULL},
 };
@@ -293,6 +437,7 @@ PyTypeObject tlpy_ArtifactType = {
 };
 
 int tlpy_ir_init(PyObject *m) {
+  if (tlpy_dlpack_init() < 0) return -1;
   if (PyType_Ready(&tlpy_IRModuleType) < 0 || PyType_Ready(&tlpy_ArtifactType) < 0) return -1;
   Py_INCREF(&tlpy_IRModuleType);
   if (PyModule_AddObject(m, "IRModule", (PyObject *)&tlpy_IRModuleType) < 0) return -1;

@@ -79,6 +79,9 @@ void tlpy_ir_invalidate(PyObject *view);
 PyObject *tlpy_ir_own(tl_ir_module *mod);
 /* The module of an IRModule object (TypeError / invalidated error: NULL, set). */
 tl_ir_module *tlpy_ir_get(PyObject *o);
+/* Parse options from a `params` mapping (None: none); the bindings array is the
+ * caller's (PyMem_Free), strings are kept alive by `keep`. */
+int tlpy_parse_options(PyObject *params, tl_ir_parse_options *opts, tl_ir_const_binding **bindings, PyObject *keep);
 /* A new Artifact object taking over the reference `a`. */
 PyObject *tlpy_artifact_take(tl_artifact *a);
 /* Converts what a Python codegen returned (Artifact, or str with default_format) to
