@@ -4,9 +4,10 @@
  * calling thread's C error (tlpy_error_from_python) so the library propagates it like
  * any component's failure. Predicates and availability checks cannot report a status:
  * their exceptions answer false and are re-raised when control returns to Python. */
-#include <string.h>
 
 #include "tlpy.h"
+
+#include <string.h>
 
 bool tlpy_tramp_predicate(const tl_target *target, void *user_data) {
   PyGILState_STATE g = PyGILState_Ensure();

@@ -4,7 +4,8 @@
  * checks of upstream's __post_init__). Either way the object holds its C context. */
 #include "tlpy.h"
 
-static const tl_backend_context *g_adopting; /* the C context a BackendContext being built wraps */
+/* The C context a BackendContext being built on this thread wraps. */
+static _Thread_local const tl_backend_context *g_adopting;
 static PyObject *g_attr_context;             /* "_tl_context" */
 
 static void context_capsule_free(PyObject *cap) {

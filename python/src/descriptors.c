@@ -14,16 +14,20 @@
  * The other way, a C descriptor (a built-in or plugin component) becomes a Python
  * object of the same class whose callables are CFunctions; the mapping is kept, so a
  * C object has one Python object. */
-#include <string.h>
 
 #include "tlpy.h"
+
+#include <string.h>
 
 tlpy_classes tlpy_cls;
 
 static PyObject *g_py2c;  /* component object -> int (descriptor address) */
 static PyObject *g_c2py;  /* int (descriptor or manifest address) -> Python object */
 static PyObject *g_kept;  /* manifests' capsules kept for the life of the process */
-static const tl_backend_module *g_wrapping; /* the C manifest a BackendModule being built wraps */
+/* The C manifest a BackendModule being built on this thread wraps (thread-local: the
+ * interpreter may switch threads between setting it and __post_init__ reading it). */
+static _Thread_local const tl_backend_module *g_wrapping;
+static PyObject *g_attr_descriptor; /* "_tl_descriptor" */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -141,7 +145,7 @@ static int lookup(PyObject *o, void **out) {
   if (!v && PyErr_Occurred()) {
     if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
     PyErr_Clear();
-    v = PyObject_GenericGetAttr(o, PyUnicode_InternFromString("_tl_descriptor"));
+    v = PyObject_GenericGetAttr(o, g_attr_descriptor);
     if (!v) {
       if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
       PyErr_Clear();
@@ -162,9 +166,7 @@ static int intern(PyObject *o, const void *desc) {
   int rc = PyDict_SetItem(g_py2c, o, addr);
   if (rc < 0 && PyErr_ExceptionMatches(PyExc_TypeError)) {
     PyErr_Clear();
-    PyObject *name = PyUnicode_InternFromString("_tl_descriptor");
-    rc = name ? PyObject_GenericSetAttr(o, name, addr) : -1;
-    Py_XDECREF(name);
+    rc = PyObject_GenericSetAttr(o, g_attr_descriptor, addr);
   }
   if (rc == 0 && !PyDict_GetItemWithError(g_c2py, addr)) rc = PyErr_Occurred() ? -1 : PyDict_SetItem(g_c2py, addr, o);
   Py_DECREF(addr);
@@ -403,8 +405,12 @@ static PyObject *str_or_none(const char *s) { return s ? PyUnicode_FromString(s)
     PyObject *found = c2py_find(desc);        \
     if (found || PyErr_Occurred()) return found; \
     PyObject *made = (make);                  \
-    if (made && intern(made, (desc)) < 0) Py_CLEAR(made); \
-    return made;                              \
+    if (!made || intern(made, (desc)) < 0) {  \
+      Py_XDECREF(made);                       \
+      return NULL;                            \
+    }                                         \
+    Py_DECREF(made);                          \
+    return c2py_find(desc); /* the first one interned, if threads raced */ \
   } while (0)
 
 PyObject *tlpy_pipeline_py(const tl_pass_pipeline *p) {
@@ -793,7 +799,13 @@ PyObject *tlpy_manifest_py(const tl_backend_module *m) {
                            "supports_target", FN(TLPY_FN_PREDICATE, m->supports_target, m->predicate_data, m->name),
                            "host_codegens", host, "host_codegen_hooks", hooks, "callbacks", callbacks);
   g_wrapping = NULL;
-  if (bm && tlpy_manifest_registered(bm, m) < 0) Py_CLEAR(bm);
+  if (!bm) return NULL;
+  PyObject *raced = c2py_find(m); /* another thread wrapped it meanwhile: one object per manifest */
+  if (raced || PyErr_Occurred()) {
+    Py_DECREF(bm);
+    return raced;
+  }
+  if (tlpy_manifest_registered(bm, m) < 0) Py_CLEAR(bm);
   return bm;
 }
 
@@ -948,6 +960,7 @@ int tlpy_descriptors_init(PyObject *m) {
   g_c2py = PyDict_New();
   g_kept = PyList_New(0);
   g_attr_manifest = PyUnicode_InternFromString("_tl_manifest");
-  if (!g_py2c || !g_c2py || !g_kept || !g_attr_manifest) return -1;
+  g_attr_descriptor = PyUnicode_InternFromString("_tl_descriptor");
+  if (!g_attr_descriptor || !g_py2c || !g_c2py || !g_kept || !g_attr_manifest) return -1;
   return PyModule_AddFunctions(m, tlpy_descriptor_methods);
 }

@@ -8,10 +8,12 @@
  * torch tensors take a faster path: torch's __dlpack__ is Python code costing
  * microseconds, so the few fields needed (data_ptr, shape, strides, dtype, device) are
  * read from the tensor's C methods into a DLTensor owned by the call. */
+
+#include "tlpy.h"
+
 #include <dlpack/dlpack.h>
 #include <string.h>
 
-#include "tlpy.h"
 #include "tlpy_tensor.h"
 
 /* DLPack >= 1.0's versioned managed tensor (the installed dlpack.h may predate it);

@@ -3,9 +3,10 @@
  * name; a Python exception raised in a callback becomes the calling thread's C error
  * (tl_set_error) and is kept, so that the error raised when control returns to Python
  * has it as __cause__ (its traceback is not lost). */
-#include <string.h>
 
 #include "tlpy.h"
+
+#include <string.h>
 
 PyObject *tlpy_Error;
 

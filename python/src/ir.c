@@ -1,9 +1,11 @@
 /* IRModule (tvm.IRModule's place: a tl_ir_module) and Artifact (generated code: a
  * tl_artifact). A module handed to a Python callback is a borrowed view, valid for
  * the call only: afterwards the object refuses use instead of touching freed memory. */
-#include <string.h>
 
 #include "tlpy.h"
+
+#include <string.h>
+
 #include "tlpy_tensor.h"
 
 /* ------------------------------------------------------------------ IRModule */

@@ -2,9 +2,10 @@
  * BackendModule methods), the device and host codegen registries, lazy imports and
  * global functions. Each function converts its arguments, calls the library with the
  * GIL released (callbacks take it again) and converts the result. */
-#include <string.h>
 
 #include "tlpy.h"
+
+#include <string.h>
 
 /* ------------------------------------------------------------ manifests */
 

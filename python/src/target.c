@@ -2,9 +2,10 @@
  * refcounted C value). Construction parses with the library (tl_target_parse): a tag,
  * a JSON object, a bare kind, or a dict (sent as JSON). Equality is structural
  * (tl_target_equal), with a consistent hash (tl_target_hash). */
-#include <string.h>
 
 #include "tlpy.h"
+
+#include <string.h>
 
 static PyObject *g_json_dumps, *g_json_loads;
 
