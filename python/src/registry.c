@@ -475,9 +475,22 @@ PyMethodDef tlpy_registry_methods[] = {
     {NULL},
 };
 
+/* The "python" import scheme: "python:pkg.backend" imports that module (which
+ * registers its backend), once per path, when a lazy registration is first used. */
+static tl_status import_python_module(const char *name, void *user_data) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyObject *mod = PyImport_ImportModule(name);
+  tl_status s = mod ? TL_OK : tlpy_error_from_python(NULL);
+  Py_XDECREF(mod);
+  PyGILState_Release(g);
+  return s;
+}
+
 int tlpy_registry_init(PyObject *m);
 int tlpy_registry_init(PyObject *m) {
   g_names = PyDict_New();
   if (!g_names) return -1;
+  tl_status s = tl_register_import_scheme("python", import_python_module, NULL, true);
+  if (s != TL_OK) return tlpy_raise_int(s);
   return PyModule_AddFunctions(m, tlpy_registry_methods);
 }

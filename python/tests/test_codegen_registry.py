@@ -164,3 +164,47 @@ def test_failing_hook_stops_the_chain():
     assert str(info.value) == "RuntimeError: hook exploded"
     assert isinstance(info.value.__cause__, RuntimeError)
     assert ran == []
+
+
+def test_lazy_python_module_import(tmp_path, monkeypatch):
+    # Upstream's meaning: the import path names a Python module that registers the
+    # components when imported; the library imports it on the kind's first lookup.
+    model = uniq("lazy")
+    modname = uniq("tlpy_lazy_backend")
+    (tmp_path / f"{modname}.py").write_text(
+        "import tilelang_backend as tb\n"
+        "from tilelang_backend import device_codegen as dc\n"
+        "IMPORTS = globals().get('IMPORTS', 0) + 1\n"
+        f"dc.register_device_codegen('vulkan', tb.DeviceCodegen('{model}', build=lambda m, t: 'lazy code',\n"
+        f"    supports_target=lambda t: t.attrs.get('model') == '{model}'))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sys
+
+    dc.register_lazy_device_codegen("vulkan", modname)
+    assert modname not in sys.modules
+    t = tb.Target({"kind": "vulkan", "model": model})
+    assert dc.resolve_device_codegen(t).name == model
+    assert sys.modules[modname].IMPORTS == 1
+    assert dc.allowed_device_codegens_for_target(t) == [model]
+    assert sys.modules[modname].IMPORTS == 1
+
+
+def test_lazy_python_module_import_error_propagates(tmp_path, monkeypatch):
+    modname = uniq("tlpy_broken_backend")
+    (tmp_path / f"{modname}.py").write_text("raise ImportError('backend needs a GPU driver')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    hc.register_lazy_host_codegen_hooks("nvptx", modname)
+    with pytest.raises(ValueError) as info:
+        hc.apply_host_codegen_hooks(tb.IRModule(), "c", tb.Target("nvptx"))
+    assert str(info.value) == f"while importing 'python:{modname}': ImportError: backend needs a GPU driver"
+    assert isinstance(info.value.__cause__, ImportError)
+    (tmp_path / f"{modname}.py").write_text("LOADED = True\n")
+    import importlib
+
+    importlib.invalidate_caches()
+    m = tb.IRModule()
+    assert hc.apply_host_codegen_hooks(m, "c", tb.Target("nvptx")) is m  # retried, now imports
+    import sys
+
+    assert sys.modules[modname].LOADED

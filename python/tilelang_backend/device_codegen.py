@@ -61,13 +61,35 @@ def register_device_codegen(target_kind: str, codegen: DeviceCodegen, *, overrid
     _C.register_component(0, target_kind, codegen, override)
 
 
+def _import_path(import_path):
+    """The library's import path for ``import_path``.
+
+    A Python module name (``"pkg.backend"``: dotted identifiers, upstream's meaning) is
+    imported through the library's ``python:`` import scheme; a plugin library
+    (``"dir/libx.so"``, ``"libx.so:init"``), ``"builtin:NAME"`` or any ``"scheme:..."``
+    path goes to the library unchanged.
+    """
+    if (
+        isinstance(import_path, str)
+        and import_path
+        and ":" not in import_path
+        and "/" not in import_path
+        and not import_path.endswith(".so")
+        and all(part.isidentifier() for part in import_path.split("."))
+    ):
+        return "python:" + import_path
+    return import_path
+
+
 def register_lazy_device_codegen(target_kind: str, import_path: str) -> None:
     """Register a backend module to import when its target kind is first used.
 
-    ``import_path`` is a plugin library (``path/libx.so`` or ``path/libx.so:init``) or
-    a compiled-in backend (``builtin:NAME``).
+    ``import_path`` is a Python module (``"pkg.backend"``), a plugin library
+    (``"path/libx.so"``, ``"path/libx.so:init"``) or a compiled-in backend
+    (``"builtin:NAME"``). The first lookup for the kind imports it (once); an import
+    error propagates, and the next lookup tries again.
     """
-    _C.register_lazy(0, target_kind, import_path)
+    _C.register_lazy(0, target_kind, _import_path(import_path))
 
 
 def allowed_device_codegens_for_target(target: Target | str | dict) -> list[str]:

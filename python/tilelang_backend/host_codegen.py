@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from . import _C
+from .device_codegen import _import_path
 from .ir import Artifact, IRModule
 from .target import Target
 
@@ -89,7 +90,7 @@ def register_host_codegen(target_host_kind: str, codegen: HostCodegen, *, overri
 
 def register_lazy_host_codegen(target_host_kind: str, import_path: str) -> None:
     """Register a backend module to import when a host target kind is first used."""
-    _C.register_lazy(1, target_host_kind, import_path)
+    _C.register_lazy(1, target_host_kind, _import_path(import_path))
 
 
 def register_host_codegen_hook(target_kind: str, hook: HostCodegenHook, *, override: bool = False) -> None:
@@ -99,7 +100,7 @@ def register_host_codegen_hook(target_kind: str, hook: HostCodegenHook, *, overr
 
 def register_lazy_host_codegen_hooks(target_kind: str, import_path: str) -> None:
     """Register a backend module to import before applying host codegen hooks."""
-    _C.register_lazy(2, target_kind, import_path)
+    _C.register_lazy(2, target_kind, _import_path(import_path))
 
 
 def allowed_host_codegens_for_target(target_host: Target | str | dict) -> list[str]:
