@@ -13,6 +13,9 @@ Compiles examples/vector_add.py for the current GPU and measures, in one run:
            here with cc; NVRTC + driver through dlopen)
   torch    torch.add(a, b, out=c): torch's own launch of the same operation
 
+With --cpu (any machine): the same on the CPU with NumPy arrays and target c, against
+numpy.add(a, b, out=c) (no raw-launch figure).
+
 Each figure is the median over --reps repetitions of --iters back-to-back calls
 (host time only: the GPU is synchronised after each repetition, outside the timed
 loop). Run standalone on the GPU machine:
@@ -126,12 +129,15 @@ def main():
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--execution-backend", default="auto")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
+    ap.add_argument("--cpu", action="store_true", help="NumPy arrays, target c, against numpy.add")
     args = ap.parse_args()
 
     sys.path.insert(0, os.path.join(ROOT, "build", "python"))
-    import torch
-
     import tilelang_backend as tb
+
+    if args.cpu:
+        return main_cpu(args, tb)
+    import torch
 
     if not torch.cuda.is_available():
         sys.exit("bench_call: needs a CUDA device and torch with CUDA")
@@ -199,6 +205,46 @@ def main():
         if k in results:
             v = results[k]
             print(f"  {k:13s} {'-' if v is None else f'{v / 1000:8.2f} us'}")
+
+
+def main_cpu(args, tb):
+    import platform
+
+    import numpy as np
+
+    a = np.random.rand(args.n).astype(np.float32)
+    b = np.random.rand(args.n).astype(np.float32)
+    c = np.empty_like(a)
+    kernel = tb.compile(args.kernel, target="c", execution_backend=args.execution_backend)
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, a + b, rtol=1e-6)
+
+    def nothing():
+        pass
+
+    def py_loop(n):
+        for _ in range(n):
+            kernel(a, b, c)
+
+    def numpy_loop(n):
+        for _ in range(n):
+            np.add(a, b, out=c)
+
+    def c_loop(n):
+        tb._C.time_calls(kernel, n, a, b, c)
+
+    for f in (py_loop, numpy_loop, c_loop):
+        f(200)
+    results = {
+        "python": median_ns(py_loop, args.iters, args.reps, nothing),
+        "C": median_ns(c_loop, args.iters, args.reps, nothing),
+        "numpy": median_ns(numpy_loop, args.iters, args.reps, nothing),
+    }
+    print(f"{time.strftime('%Y-%m-%d')} {platform.processor() or platform.machine()} "
+          f"{os.path.relpath(args.kernel, ROOT)} n={args.n} ({kernel.execution_backend}), "
+          f"median of {args.reps} x {args.iters} calls")
+    for k, v in results.items():
+        print(f"  {k:13s} {v / 1000:8.2f} us")
 
 
 if __name__ == "__main__":
