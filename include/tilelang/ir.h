@@ -176,6 +176,30 @@ typedef enum tl_ir_op {
   /* lowered builtins (added by passes; documented where created) */
   TL_OP_ATOMIC_ADD_ELEM, /* (R dst of extent 1 in every dim, E value): one element, atomically */
   TL_OP_WARP_SHFL_XOR,   /* (E value, E lane_mask, I width): __shfl_xor_sync over the full warp */
+  /* Argument metadata of a host entry (made by make_packed_api; only in
+   * TL_CALLCONV_PACKED functions). `i` is the argument's position and `d` a
+   * dimension, both int32 constants. They read the caller's tl_value array
+   * (generated C: `const TLValue *args, int32_t nargs`) directly, so a host entry
+   * checks what it was given before it touches it. Each one is meaningful only
+   * where the asserts before it have established its precondition: i < nargs;
+   * argument i is a tensor (DTYPE_* .. DATA_IS_NULL, SHAPE, STRIDE); d < ndim;
+   * argument i is a scalar (INT, FLOAT). Elsewhere the value is unspecified (the
+   * interpreter reports an error; generated code may read anything). */
+  TL_OP_ARG_NUM,             /* ()       int32: the number of arguments passed (nargs) */
+  TL_OP_ARG_KIND,            /* (I i)    int32: args[i].kind, a tl_value_kind */
+  TL_OP_ARG_DTYPE_CODE,      /* (I i)    int32: the tensor's dtype.code (DLPack's codes, as tl_dtype_code) */
+  TL_OP_ARG_DTYPE_BITS,      /* (I i)    int32: dtype.bits */
+  TL_OP_ARG_DTYPE_LANES,     /* (I i)    int32: dtype.lanes */
+  TL_OP_ARG_NDIM,            /* (I i)    int32: ndim */
+  TL_OP_ARG_SHAPE,           /* (I i, I d) int64: shape[d] */
+  TL_OP_ARG_STRIDE,          /* (I i, I d) int64: strides[d] in elements; the compact row-major stride
+                              * (product of shape[d+1..]) when the tensor has no strides */
+  TL_OP_ARG_STRIDES_COMPACT, /* (I i)    bool: strides is NULL or row-major compact; strides of
+                              * dimensions of extent 1 are ignored (PyTorch leaves them arbitrary) */
+  TL_OP_ARG_DEVICE_TYPE,     /* (I i)    int32: device.device_type (DLDeviceType) */
+  TL_OP_ARG_DATA_IS_NULL,    /* (I i)    bool: data == NULL */
+  TL_OP_ARG_INT,             /* (I i)    int64: an INT scalar's value, a BOOL's as 0 or 1 */
+  TL_OP_ARG_FLOAT,           /* (I i)    float64: a FLOAT scalar's value, an INT's or BOOL's converted */
   TL_OP__COUNT
 } tl_ir_op;
 
@@ -272,6 +296,14 @@ struct tl_ir_stmt {
       tl_ir_var *thread_vars[3]; /* tx, ty, tz once lowering binds them; NULL at tile level */
       tl_ir_stmt *body;
     } kernel;
+    /* The message of a host entry's argument check may embed what was passed:
+     * `{nargs}`, `{kind(i)}` (the tl_value kind in words: "an int", "a tensor", ...),
+     * `{dtype(i)}` (a tensor's dtype name, "float16"), `{ndim(i)}`, `{shape(i,d)}`,
+     * `{stride(i,d)}`, `{device(i)}` (device type number), `{int(i)}` (a scalar's
+     * integer value); `{{` and `}}` are literal braces. Whoever reports a failed
+     * assert (generated host code, the interpreter) expands them, reading argument
+     * i as the TL_OP_ARG_* builtins do; only placeholders whose preconditions the
+     * earlier asserts established are used. docs/lowering.md has the exact forms. */
     struct { tl_ir_expr *cond; const char *message; } assert_;
     struct {
       const char *kernel;        /* symbol of a TL_CALLCONV_DEVICE_KERNEL function of the module */

@@ -134,6 +134,19 @@ static const char *const k_ops[TL_OP__COUNT] = {
     [TL_OP_CUMSUM] = "T.cumsum",
     [TL_OP_ATOMIC_ADD_ELEM] = "T.atomic_add_elem",
     [TL_OP_WARP_SHFL_XOR] = "T.warp_shfl_xor",
+    [TL_OP_ARG_NUM] = "T.arg_num",
+    [TL_OP_ARG_KIND] = "T.arg_kind",
+    [TL_OP_ARG_DTYPE_CODE] = "T.arg_dtype_code",
+    [TL_OP_ARG_DTYPE_BITS] = "T.arg_dtype_bits",
+    [TL_OP_ARG_DTYPE_LANES] = "T.arg_dtype_lanes",
+    [TL_OP_ARG_NDIM] = "T.arg_ndim",
+    [TL_OP_ARG_SHAPE] = "T.arg_shape",
+    [TL_OP_ARG_STRIDE] = "T.arg_stride",
+    [TL_OP_ARG_STRIDES_COMPACT] = "T.arg_strides_compact",
+    [TL_OP_ARG_DEVICE_TYPE] = "T.arg_device_type",
+    [TL_OP_ARG_DATA_IS_NULL] = "T.arg_data_is_null",
+    [TL_OP_ARG_INT] = "T.arg_int",
+    [TL_OP_ARG_FLOAT] = "T.arg_float",
 };
 
 const char *tl_ir_op_name(tl_ir_op op) {

@@ -205,10 +205,15 @@ static tl_status verify_load(const tl__vctx *c, const tl__ir_bind *b, const tl_i
   return TL_OK;
 }
 
+static bool valid_thread_tag(const char *t);
+
 static tl_status verify_var_use(const tl__vctx *c, const tl__ir_bind *b, const tl_ir_expr *e) {
   const tl_ir_var *v = e->u.var;
   if (!v) return tl__verr(c, e->span, "variable reference without a variable");
-  if (tl__ir_resolve_var(c->f, b, v).kind == TL__REF_FREE)
+  /* In a device kernel, block and thread indices are free variables bound by the
+   * launch (docs/lowering.md, GPU-lowered device kernels). */
+  bool launch_bound = c->f && c->f->callconv == TL_CALLCONV_DEVICE_KERNEL && valid_thread_tag(v->thread_tag);
+  if (!launch_bound && tl__ir_resolve_var(c->f, b, v).kind == TL__REF_FREE)
     return tl__verr(c, e->span, "use of undefined variable '%s'", v->name);
   if (!tl_dtype_eq(e->dtype, v->dtype))
     return tl__verr(c, e->span, "variable '%s' is %s but is used as %s", v->name, tl__dtn(v->dtype).s,

@@ -16,11 +16,43 @@ static tl_status nargs_error(const tl__vctx *c, const tl_ir_expr *e, uint32_t wa
 
 static bool is_numeric(tl_dtype t) { return tl_dtype_is_int(t) || tl_dtype_is_float(t); }
 
+/* The host entry's argument builtins: (), (I i) or (I i, I d) with non-negative int32
+ * constants; a fixed result type; only in TL_CALLCONV_PACKED functions. */
+static bool is_arg_op(tl_ir_op op) { return op >= TL_OP_ARG_NUM && op <= TL_OP_ARG_FLOAT; }
+
+static tl_status verify_arg_op(const tl__vctx *c, const tl_ir_expr *e) {
+  tl_ir_op op = e->u.call.op;
+  const char *name = tl_ir_op_name(op);
+  uint32_t want = op == TL_OP_ARG_NUM ? 0 : op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE ? 2 : 1;
+  tl_dtype type;
+  switch (op) {
+  case TL_OP_ARG_SHAPE:
+  case TL_OP_ARG_STRIDE:
+  case TL_OP_ARG_INT: type = TL_DT_INT64; break;
+  case TL_OP_ARG_FLOAT: type = TL_DT_FLOAT64; break;
+  case TL_OP_ARG_STRIDES_COMPACT:
+  case TL_OP_ARG_DATA_IS_NULL: type = TL_DT_BOOL; break;
+  default: type = TL_DT_INT32; break;
+  }
+  if (c->f && c->f->callconv != TL_CALLCONV_PACKED)
+    return tl__verr(c, e->span, "%s reads host-entry arguments; it is only valid in a packed host function", name);
+  if (e->u.call.nargs != want) return nargs_error(c, e, want);
+  for (uint32_t i = 0; i < want; i++) {
+    const tl_ir_expr *x = e->u.call.args[i];
+    if (x->kind != TL_EXPR_INT || !tl_dtype_eq(x->dtype, TL_DT_INT32) || x->u.int_value < 0)
+      return tl__verr(c, x->span, "%s: argument %u must be a non-negative int32 constant", name, (unsigned)i);
+  }
+  if (!tl_dtype_eq(e->dtype, type))
+    return tl__verr(c, e->span, "%s yields %s, but the node says %s", name, tl__dtn(type).s, tl__dtn(e->dtype).s);
+  return TL_OK;
+}
+
 tl_status tl__verify_value_call(const tl__vctx *c, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   const char *name = tl_ir_op_name(op);
   tl_ir_expr *const *a = e->u.call.args;
   uint32_t want;
+  if (is_arg_op(op)) return verify_arg_op(c, e);
   switch (op) {
   case TL_OP_POW: want = 2; break;
   case TL_OP_FMA: want = 3; break;

@@ -18,33 +18,9 @@
  * struct, so ffi.h's `struct DLTensor *` is only an opaque name for it. */
 static const DLTensor *tensor_of(const tl_value *a) { return (const DLTensor *)(const void *)a->v.tensor; }
 
-static const char *value_kind_name(tl_value_kind k) {
-  switch (k) {
-  case TL_VALUE_NONE: return "none";
-  case TL_VALUE_INT: return "an int";
-  case TL_VALUE_FLOAT: return "a float";
-  case TL_VALUE_BOOL: return "a bool";
-  case TL_VALUE_STR: return "a string";
-  case TL_VALUE_BYTES: return "bytes";
-  case TL_VALUE_PTR: return "a pointer";
-  case TL_VALUE_TARGET: return "a target";
-  case TL_VALUE_IR_MODULE: return "an IR module";
-  case TL_VALUE_ARTIFACT: return "an artifact";
-  case TL_VALUE_TENSOR: return "a tensor";
-  }
-  return "an unknown value";
-}
+static const char *value_kind_name(tl_value_kind k) { return tl__interp_value_kind_name(k); }
 
-/* The name of a tensor's dtype, also for codes the IR has no name for. */
-static const char *dl_dtype_name(DLDataType d, char buf[48]) {
-  tl_dtype t = {d.code, d.bits, d.lanes};
-  bool known = d.code == kDLInt || d.code == kDLUInt || d.code == kDLFloat || d.code == kDLBfloat ||
-               d.code == TL_DTYPE_BOOL || d.code == kDLOpaqueHandle;
-  const char *n = known ? tl_dtype_name(t, buf, 48) : NULL;
-  if (n) return n;
-  snprintf(buf, 48, "dtype(code=%u, bits=%u, lanes=%u)", d.code, d.bits, d.lanes);
-  return buf;
-}
+static const char *dl_dtype_name(DLDataType d, char buf[48]) { return tl__interp_dl_dtype_name(d.code, d.bits, d.lanes, buf); }
 
 static tl_status bind_scalar(tl__iframe *fr, const tl_ir_param *p, const tl_value *a) {
   char nb[32];
@@ -230,9 +206,17 @@ tl_status tl_ir_interpret(const tl_ir_module *mod, const char *func_name, const 
     return tl__error(TL_EINVAL, "function '%s' is a device kernel: interpret the host function that launches it",
                      func_name);
   TL__TRY(tl__interp_check_func(f));
-  tl__interp in = {mod, mod->next_var_id, mod->next_buffer_id, 0};
+  tl__interp in = {mod, mod->next_var_id, mod->next_buffer_id, 0, args, nargs};
   tl__iframe fr;
   TL__TRY(tl__iframe_init(&fr, &in, f));
+  /* A host entry checks its arguments itself: its own messages come first. */
+  if (f->callconv == TL_CALLCONV_PACKED) {
+    tl_status hs = tl__interp_host_checks(&fr);
+    if (hs != TL_OK) {
+      tl__iframe_free(&fr);
+      return hs;
+    }
+  }
   tl__istore *stores = tl__calloc(f->nparams ? f->nparams : 1, sizeof *stores);
   const char **bound_by = tl__calloc(in.nvars ? in.nvars : 1, sizeof *bound_by);
   tl_status s = stores && bound_by ? TL_OK : tl__oom();

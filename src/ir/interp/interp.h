@@ -103,6 +103,8 @@ struct tl__interp {
   const tl_ir_module *mod;
   uint32_t nvars, nbuffers; /* id bounds of the module's variables and buffers */
   int depth;                /* launch nesting, to stop runaway recursion */
+  const tl_value *args;     /* the entry function's arguments as given (TL_OP_ARG_* read them) */
+  int nargs;
 };
 
 tl_status tl__iframe_init(tl__iframe *fr, tl__interp *in, const tl_ir_func *f);
@@ -143,6 +145,25 @@ tl_status tl__interp_check_var(tl__iframe *fr, const tl_ir_var *v, tl_ir_span sp
 tl_status tl__interp_exec(tl__iframe *fr, const tl_ir_stmt *s);
 /* Runs a tile op or lowered builtin (an EVAL of a call with tl_ir_op_is_tile). */
 tl_status tl__interp_tile_op(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span);
+
+/* ------------------------------------------- host entries (hostargs.c) */
+
+/* "an int", "a tensor", ...: a tl_value kind in words, for messages. */
+const char *tl__interp_value_kind_name(tl_value_kind k);
+/* The name of a DLPack dtype, also for codes the IR has no name for
+ * ("dtype(code=7, bits=8, lanes=1)"). */
+const char *tl__interp_dl_dtype_name(uint8_t code, uint8_t bits, uint16_t lanes, char buf[48]);
+/* Evaluates a TL_OP_ARG_* builtin against the entry's arguments (fr->in->args);
+ * a builtin whose precondition does not hold (index past nargs, not a tensor,
+ * dimension past ndim, not a scalar) is TL_ERUNTIME at the call's span. */
+tl_status tl__interp_arg_op(tl__iframe *fr, const tl_ir_expr *e, tl__ival *out);
+/* The message of a failed assert with its placeholders ({dtype(0)}, {shape(1,0)},
+ * ...; ir.h) filled in from the arguments; tl_free it. NULL on out of memory. */
+char *tl__interp_assert_message(tl__iframe *fr, const char *msg);
+/* Runs the asserts at the start of a packed host entry's body that read only
+ * argument metadata (TL_OP_ARG_* and constants) before anything is bound, so the
+ * entry reports its own argument messages. */
+tl_status tl__interp_host_checks(tl__iframe *fr);
 
 /* Runs a function whose parameters are already bound in fr (after checks). */
 tl_status tl__interp_run_func(tl__iframe *fr);

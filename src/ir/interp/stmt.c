@@ -389,8 +389,12 @@ tl_status tl__interp_exec(tl__iframe *fr, const tl_ir_stmt *s) {
     int64_t c;
     TL__TRY(check_int(s->u.assert_.cond, "an assertion", s->span));
     TL__TRY(tl__interp_eval_int(fr, s->u.assert_.cond, &c));
-    if (!c) return tl__error(TL_EINVAL, "%s", s->u.assert_.message ? s->u.assert_.message : "assertion failed");
-    return TL_OK;
+    if (c) return TL_OK;
+    char *msg = tl__interp_assert_message(fr, s->u.assert_.message);
+    if (!msg) return tl__oom();
+    tl_status st = tl__error(TL_EINVAL, "%s", msg);
+    tl_free(msg);
+    return st;
   }
   case TL_STMT_LAUNCH:
     return exec_launch(fr, s);

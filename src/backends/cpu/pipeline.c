@@ -1,0 +1,24 @@
+/* The `c` pipeline: what upstream's CPU lowering does, pass by pass, for
+ * block-level tile programs run on host cores. */
+#include "backends/cpu/pipeline.h"
+#include "base/error.h"
+#include "transform/pass.h"
+
+static const tl__pass k_c_passes[] = {
+    {"simplify", tl__pass_simplify},
+    {"lower_tile_ops", tl__pass_lower_tile_ops},     /* T.copy, T.gemm, ... -> loops */
+    {"lower_kernel_cpu", tl__pass_lower_kernel_cpu}, /* blocks -> one parallel loop */
+    {"flatten", tl__pass_flatten},                   /* local arrays -> one dimension */
+    {"simplify", tl__pass_simplify},
+    {"split_host_device", tl__pass_split_host_device}, /* host entry + device kernels */
+    {"make_packed_api", tl__pass_make_packed_api},     /* argument checks, symbolic dims */
+};
+
+static tl_status lower_c(tl_ir_module *mod, const tl_target *target, void *user_data) {
+  (void)user_data;
+  TL__TRY(tl__run_passes(mod, target, k_c_passes, sizeof k_c_passes / sizeof k_c_passes[0]));
+  /* Device functions are compiled with the host code and called directly. */
+  return tl_ir_module_set_attr_str(mod, "tl.launch_convention", "call");
+}
+
+const tl_pass_pipeline tl__cpu_pipeline = {"c", lower_c, NULL};
