@@ -580,7 +580,11 @@ TL_API tl_status tl_ir_parse_file(const char *path, const tl_ir_parse_options *o
  * checked first (TL_EINVAL naming the parameter); an out-of-bounds access outside
  * T.copy's clipping rules is TL_ERUNTIME naming the buffer, index and source line.
  * Works on tile-level and lowered functions of the module (launches run the named
- * device kernel). Thread-safe for distinct tensors. */
+ * device kernel). Device code whose threads synchronise or share memory (barriers,
+ * warp shuffles, shared buffers, atomics) runs with one OS thread per GPU thread
+ * of a block, so barriers and warp exchanges have their real meaning; divergence
+ * and data races on shared memory are TL_ERUNTIME (docs/interpreter.md, "SIMT
+ * mode"). Thread-safe for distinct tensors. */
 TL_API tl_status tl_ir_interpret(const tl_ir_module *mod, const char *func_name, const tl_value *args, int nargs);
 
 #ifdef __cplusplus

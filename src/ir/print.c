@@ -3,6 +3,7 @@
  * launches, thread-bound loops, barriers, vectors, calling conventions) print
  * readably in the same style. Output is deterministic: names are chosen in
  * traversal order, unique among the names in scope. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,15 +39,17 @@ void tl__printer_free(tl__printer *P) {
 
 static void node_key(const void *node, char key[24]) { snprintf(key, 24, "%p", node); }
 
-/* A valid Python identifier from any name (IR names are free-form). */
+/* A valid identifier from any name (IR names are free-form), by the lexer's rules:
+ * a letter, '_' or a UTF-8 lead byte first, then those, digits or any non-ASCII byte. */
 static void sanitize(const char *base, char *out, size_t cap) {
   size_t n = 0;
   if (!base || !*base) base = "v";
-  if (base[0] >= '0' && base[0] <= '9') out[n++] = '_';
+  unsigned char first = (unsigned char)base[0];
+  if ((first >= '0' && first <= '9') || (first >= 0x80 && first < 0xC2)) out[n++] = '_';
   for (const char *c = base; *c && n + 2 < cap; c++) {
-    bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
-              (unsigned char)*c >= 0x80;
-    out[n++] = ok ? *c : '_';
+    unsigned char u = (unsigned char)*c;
+    bool ok = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_' || u >= 0x80;
+    out[n++] = ok ? (char)u : '_';
   }
   out[n] = '\0';
   for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0]; i++)
@@ -59,6 +62,13 @@ static void sanitize(const char *base, char *out, size_t cap) {
 
 static bool name_active(tl__printer *P, const char *name) { return tl__map_find(&P->active, name) != NULL; }
 
+/* Names in scope are counted: a name defined twice (a parameter named like its
+ * function) stays in scope until both definitions end. */
+static bool activate(tl__printer *P, const char *name) {
+  uintptr_t c = (uintptr_t)tl__map_find(&P->active, name);
+  return tl__map_put(&P->active, name, (void *)(c + 1), NULL) == TL_OK;
+}
+
 const char *tl__print_define(tl__printer *P, const void *node, const char *base) {
   char clean[128], cand[160];
   sanitize(base, clean, sizeof clean);
@@ -67,12 +77,25 @@ const char *tl__print_define(tl__printer *P, const void *node, const char *base)
   char *name = tl__arena_strdup(&P->names, cand);
   char key[24];
   node_key(node, key);
-  if (!name || tl__map_put(&P->active, name, (void *)1, NULL) != TL_OK ||
-      tl__map_put(&P->node_name, key, name, NULL) != TL_OK || tl__vec_push(&P->scope, &name) != TL_OK) {
+  if (!name || !activate(P, name) || tl__map_put(&P->node_name, key, name, NULL) != TL_OK ||
+      tl__vec_push(&P->scope, &name) != TL_OK) {
     P->failed = true;
     return "?";
   }
   return name;
+}
+
+/* Defines node under exactly `name` (parameters keep their names: they are part of
+ * the interface). */
+static const char *define_exact(tl__printer *P, const void *node, const char *name) {
+  char key[24];
+  node_key(node, key);
+  char *n = tl__arena_strdup(&P->names, name ? name : "");
+  if (!n || !activate(P, n) || tl__map_put(&P->node_name, key, n, NULL) != TL_OK || tl__vec_push(&P->scope, &n) != TL_OK) {
+    P->failed = true;
+    return "?";
+  }
+  return n;
 }
 
 const char *tl__print_name_of(tl__printer *P, const void *node, const char *base) {
@@ -99,7 +122,9 @@ size_t tl__print_scope_mark(const tl__printer *P) { return P->scope.len; }
 void tl__print_pop_scope(tl__printer *P, size_t mark) {
   while (P->scope.len > mark) {
     const char *name = TL__VEC_AT(&P->scope, const char *, P->scope.len - 1);
-    tl__map_remove(&P->active, name, NULL);
+    uintptr_t c = (uintptr_t)tl__map_find(&P->active, name);
+    if (c > 1) tl__map_put(&P->active, name, (void *)(c - 1), NULL); /* replacing never allocates */
+    else tl__map_remove(&P->active, name, NULL);
     P->scope.len--;
   }
 }
@@ -279,6 +304,7 @@ static void print_for(tl__printer *P, const tl_ir_stmt *s) {
       /* start, start + extent: read back as that extent */
       tl__print_expr(P, m, 0, &I32);
       tl__sb_append(&P->sb, ", ");
+      if (tl__print_const_end(P, m, x)) continue;
       tl__print_expr(P, m, 9, &I32);
       tl__sb_append(&P->sb, " + ");
       tl__print_expr(P, x, 10, &I32);
@@ -518,10 +544,10 @@ static void print_func(tl__printer *P, const tl_ir_func *f, tl__map *decls) {
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tl_ir_param *p = &f->params[i];
     if (p->kind == TL_PARAM_BUFFER && p->buffer) {
-      tl__print_define(P, p->buffer, p->buffer->name);
+      define_exact(P, p->buffer, p->buffer->name);
       tl__print_alias(P, p->buffer->data, p->buffer);
     } else if (p->var) {
-      tl__print_define(P, p->var, p->var->name);
+      define_exact(P, p->var, p->var->name);
     }
   }
   tl__vec syms = TL__VEC_INIT(const tl_ir_var *);
@@ -658,6 +684,12 @@ char *tl_ir_print_module(const tl_ir_module *mod) {
   }
   tl__sb_append(&P.sb, "import tilelang\nimport tilelang.language as T\n");
   size_t n = mod ? tl_ir_module_num_funcs(mod) : 0;
+  /* Function names are module-level names: symbolic dimensions (declared at module
+   * level) and locals must not take them. */
+  for (size_t i = 0; i < n; i++) {
+    const tl_ir_func *f = tl_ir_module_func(mod, i);
+    if (f->name && !activate(&P, f->name)) P.failed = true;
+  }
   for (size_t i = 0; i < n; i++) {
     tl__sb_append(&P.sb, "\n\n");
     print_func(&P, tl_ir_module_func(mod, i), &decls);

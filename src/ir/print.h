@@ -43,5 +43,8 @@ void tl__print_str_literal(tl__printer *P, const char *s);
 /* A shape tuple: (M, 128) or (N,). */
 void tl__print_shape(tl__printer *P, uint32_t n, tl_ir_expr *const *dims);
 bool tl__print_is_const(const tl_ir_expr *e);
+/* For int32 constants min and extent: prints min + extent (the end of a range,
+ * which the front end reads back as the extent) and returns true. */
+bool tl__print_const_end(tl__printer *P, const tl_ir_expr *min, const tl_ir_expr *extent);
 
 #endif

@@ -18,6 +18,17 @@ enum {
 
 bool tl__print_is_const(const tl_ir_expr *e) { return e->kind == TL_EXPR_INT || e->kind == TL_EXPR_FLOAT; }
 
+static bool is_i32_const(const tl_ir_expr *e) { return e->kind == TL_EXPR_INT && tl_dtype_eq(e->dtype, TL_DT_INT32); }
+
+bool tl__print_const_end(tl__printer *P, const tl_ir_expr *min, const tl_ir_expr *extent) {
+  if (!is_i32_const(min) || !is_i32_const(extent)) return false;
+  int64_t end;
+  if (__builtin_add_overflow(min->u.int_value, extent->u.int_value, &end) || end > INT32_MAX || end < INT32_MIN)
+    return false;
+  tl__sb_appendf(&P->sb, "%lld", (long long)end);
+  return true;
+}
+
 void tl__print_dtype_str(tl__printer *P, tl_dtype t) {
   char buf[32];
   tl__sb_appendf(&P->sb, "\"%s\"", tl_dtype_name(t, buf, sizeof buf));
@@ -226,9 +237,10 @@ static void print_region(tl__printer *P, const tl_ir_expr *e) {
     }
     bool zero = m->kind == TL_EXPR_INT && m->u.int_value == 0 && tl_dtype_eq(m->dtype, i32);
     if (!zero) {
-      /* start:start + extent, which the front end reads back as that extent */
       tl__print_expr(P, m, 0, &i32);
       tl__sb_putc(&P->sb, ':');
+      if (tl__print_const_end(P, m, x)) continue;
+      /* start:start + extent, which the front end reads back as that extent */
       tl__print_expr(P, m, PREC_ADD, &i32);
       tl__sb_append(&P->sb, " + ");
       tl__print_expr(P, x, PREC_ADD + 1, &i32);

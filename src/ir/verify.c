@@ -207,13 +207,17 @@ static tl_status verify_load(const tl__vctx *c, const tl__ir_bind *b, const tl_i
 
 static bool valid_thread_tag(const char *t);
 
+/* A device kernel's block and thread indices may be free: the launch binds them
+ * (docs/lowering.md, GPU-lowered device kernels). */
+static bool launch_index(const tl__vctx *c, const tl_ir_var *v) {
+  return c->f && c->f->callconv == TL_CALLCONV_DEVICE_KERNEL && v->thread_tag && valid_thread_tag(v->thread_tag) &&
+         tl_dtype_is_int(v->dtype) && v->dtype.lanes == 1;
+}
+
 static tl_status verify_var_use(const tl__vctx *c, const tl__ir_bind *b, const tl_ir_expr *e) {
   const tl_ir_var *v = e->u.var;
   if (!v) return tl__verr(c, e->span, "variable reference without a variable");
-  /* In a device kernel, block and thread indices are free variables bound by the
-   * launch (docs/lowering.md, GPU-lowered device kernels). */
-  bool launch_bound = c->f && c->f->callconv == TL_CALLCONV_DEVICE_KERNEL && valid_thread_tag(v->thread_tag);
-  if (!launch_bound && tl__ir_resolve_var(c->f, b, v).kind == TL__REF_FREE)
+  if (tl__ir_resolve_var(c->f, b, v).kind == TL__REF_FREE && !launch_index(c, v))
     return tl__verr(c, e->span, "use of undefined variable '%s'", v->name);
   if (!tl_dtype_eq(e->dtype, v->dtype))
     return tl__verr(c, e->span, "variable '%s' is %s but is used as %s", v->name, tl__dtn(v->dtype).s,

@@ -127,7 +127,15 @@ tl_status tl_target_with_host(const tl_target *t, const tl_target *host, tl_targ
   tl__arena_init(&a, 512);
   tl_target *n = tl__arena_alloc(&a, sizeof *n);
   if (!n) return tl__oom();
-  *n = *base;
+  /* Field by field, not `*n = *base`: base's reference count is atomic and other
+   * threads may be retaining base right now. */
+  memset(n, 0, sizeof *n);
+  n->kind = base->kind;
+  n->tag = base->tag;
+  n->keys = base->keys;
+  n->nkeys = base->nkeys;
+  n->attrs = base->attrs;
+  n->nattrs = base->nattrs;
   n->host = host;
   n->base = base;
   if (render(n, &a) != TL_OK) {

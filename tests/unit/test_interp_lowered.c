@@ -1,7 +1,9 @@
 /* Lowered IR built by hand: a host entry that checks an assertion and launches
  * device kernels whose blockIdx/threadIdx variables the launch binds, a kernel
- * with its own thread loop, lets, and the refusals: barriers between threads run
- * one after another, warp shuffles, device kernels called directly. */
+ * with its own thread loop, lets, a kernel with a barrier (SIMT execution; the
+ * SIMT tests are test_interp_simt*.c), and the refusals: thread-bound code that
+ * synchronises outside a kernel, warp shuffles without threads, device kernels
+ * called directly. */
 #include <stdlib.h>
 
 #include "interp_util.h"
@@ -148,14 +150,15 @@ static void test_launch(void **state) {
   TL_ASSERT_MSG("n must be positive");
 }
 
-static void test_refusals(void **state) {
+static void test_barrier_kernel_and_refusals(void **state) {
   lowered *l = *state;
   float c[LN];
+  for (int k = 0; k < LN; k++) c[k] = -1.0f;
   host_tensor hc;
   tl_value arg = ht_wrap(&hc, TL_DT_FLOAT32, c, 1, LN, 0);
-  TL_ASSERT_ERR(tl_ir_interpret(l->m, "bar", &arg, 1), TL_EUNSUPPORTED,
-                "function 'bar_kernel': the interpreter runs threads one after another; barriers between threads are "
-                "not supported");
+  /* The barrier makes it a SIMT launch: 3 blocks of 64 threads, each storing C[tx]. */
+  TL_ASSERT_OK(tl_ir_interpret(l->m, "bar", &arg, 1));
+  for (int k = 0; k < LN; k++) assert_true(c[k] == (k < 64 ? 1.0f : -1.0f));
   tl_value kargs[] = {arg, tl_value_int(LN)};
   TL_ASSERT_ERR(tl_ir_interpret(l->m, "inc_kernel", kargs, 2), TL_EINVAL,
                 "function 'inc_kernel' is a device kernel: interpret the host function that launches it");
@@ -198,7 +201,9 @@ static void test_launch_binds_free_indices(void **state) {
 }
 
 /* At tile level a barrier is a no-op (the body is the whole block); once the
- * kernel binds thread indices it is refused before anything runs. */
+ * kernel binds thread indices it runs in SIMT mode. Thread-bound code that
+ * synchronises outside any kernel is refused before anything runs; a warp shuffle
+ * without threads is an error where it is evaluated. */
 static void test_tile_level_barrier_and_shuffle(void **state) {
   (void)state;
   tl_ir_module *m;
@@ -207,7 +212,9 @@ static void test_tile_level_barrier_and_shuffle(void **state) {
   tl_ir_buffer *O = buf1(m, "O", TL_DT_INT32, I32(2), GLOBAL);
   make_func(m, "tile", (tl_ir_buffer *[]){O}, 1,
             kernel2(m, I32(2), NULL, bx, NULL, SEQ(tl_ir_barrier(m), STORE(O, ADD(VAR(bx), I32(5)), VAR(bx)))));
-  tl_ir_stmt *k = kernel2(m, I32(2), NULL, bx, NULL, SEQ(STORE(O, VAR(tx), I32(0)), tl_ir_barrier(m)));
+  tl_ir_stmt *k = kernel2(m, I32(2), NULL, bx, NULL,
+                          SEQ(tl_ir_if(m, BIN(EQ, VAR(tx), I32(0)), STORE(O, ADD(VAR(bx), I32(7)), VAR(bx)), NULL),
+                              tl_ir_barrier(m)));
   assert_non_null(k);
   k->u.kernel.thread_vars[0] = tx;
   make_func(m, "threads", (tl_ir_buffer *[]){O}, 1, k);
@@ -218,24 +225,34 @@ static void test_tile_level_barrier_and_shuffle(void **state) {
   tl_ir_builder_set_loc(m, (tl_ir_span){"w.py", 2, 3});
   make_func(m, "shfl", (tl_ir_buffer *[]){O}, 1,
             STORE(O, CALL(TL_OP_WARP_SHFL_XOR, TL_DT_INT32, I32(1), I32(1), I32(32)), I32(0)));
+  tl_ir_builder_set_loc(m, (tl_ir_span){"w.py", 4, 1});
+  tl_ir_var *ty = tagged(m, "ty", "threadIdx.y");
+  tl_ir_stmt *loose = loop1(m, TL_FOR_THREAD, ty, I32(4), SEQ(STORE(O, VAR(ty), I32(0)), tl_ir_barrier(m)));
+  make_func(m, "loose", (tl_ir_buffer *[]){O}, 1, loose);
   int32_t o[2] = {0, 0};
   host_tensor h;
   tl_value arg = ht_wrap(&h, TL_DT_INT32, o, 1, 2, 0);
   TL_ASSERT_OK(tl_ir_interpret(m, "tile", &arg, 1));
   assert_int_equal(o[0], 5);
   assert_int_equal(o[1], 6);
-  TL_ASSERT_ERR(tl_ir_interpret(m, "threads", &arg, 1), TL_EUNSUPPORTED,
-                "barriers between threads are not supported");
+  TL_ASSERT_OK(tl_ir_interpret(m, "threads", &arg, 1));
+  assert_int_equal(o[0], 7);
+  assert_int_equal(o[1], 8);
   TL_ASSERT_OK(tl_ir_interpret(m, "threads_ok", &arg, 1));
   assert_int_equal(o[1], 127);
-  TL_ASSERT_ERR(tl_ir_interpret(m, "shfl", &arg, 1), TL_EUNSUPPORTED, "w.py:2:3: the interpreter runs threads one after another; warp shuffles are not supported");
+  TL_ASSERT_ERR(tl_ir_interpret(m, "shfl", &arg, 1), TL_EUNSUPPORTED,
+                "w.py:2:3: T.warp_shfl_xor outside SIMT execution: lanes exchange values only in device code that "
+                "binds thread indices");
+  TL_ASSERT_ERR(tl_ir_interpret(m, "loose", &arg, 1), TL_EUNSUPPORTED,
+                "function 'loose': thread-bound code that synchronises must be inside T.Kernel or a launched device "
+                "kernel");
   tl_ir_module_free(m);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_launch, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_barrier_kernel_and_refusals, setup, teardown),
       cmocka_unit_test(test_launch_binds_free_indices),
       cmocka_unit_test(test_tile_level_barrier_and_shuffle),
   };

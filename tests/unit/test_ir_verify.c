@@ -625,6 +625,25 @@ static void test_kernel_forms(void **state) {
 
 /* ---------------------------------------------------------------- spans */
 
+/* A device kernel's blockIdx/threadIdx variables may be free (the launch binds
+ * them); anywhere else, and untagged or with another tag, they are undefined. */
+static void test_free_launch_indices(void **state) {
+  (void)state;
+  at(60, 3);
+  tl_ir_buffer *a = param("A", TL_DT_FLOAT32, 1, 64, 0);
+  tl_ir_var *tx = var("tx"), *by = var("by");
+  tx->thread_tag = "threadIdx.x";
+  by->thread_tag = "blockIdx.y";
+  tl_ir_stmt *body = store1(a, bin(TL_BIN_ADD, ref(tx), ref(by)), f32(1));
+  expect_err(body, "t.py:60:3: use of undefined variable 'tx'");
+  F->callconv = TL_CALLCONV_DEVICE_KERNEL;
+  expect_ok(body);
+  by->thread_tag = "vthread";
+  expect_err(body, "t.py:60:3: use of undefined variable 'by'");
+  by->thread_tag = NULL;
+  expect_err(body, "t.py:60:3: use of undefined variable 'by'");
+}
+
 static void test_message_locations(void **state) {
   (void)state;
   tl_ir_buffer *a = param("A", TL_DT_FLOAT32, 1, 8, 0);
@@ -668,6 +687,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_reduce_shapes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_launch_and_device_kernels, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kernel_forms, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_free_launch_indices, setup, teardown),
       cmocka_unit_test_setup_teardown(test_message_locations, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

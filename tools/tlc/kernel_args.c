@@ -2,14 +2,15 @@
 #include "kernel_args.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "base/alloc.h"
 
 void tlc_kernel_args_init(tlc_kernel_args *ka) { memset(ka, 0, sizeof *ka); }
 
 void tlc_kernel_args_free(tlc_kernel_args *ka) {
-  for (size_t i = 0; i < ka->nparams; i++) free((char *)ka->params[i].name);
-  free(ka->params);
+  for (size_t i = 0; i < ka->nparams; i++) tl__free((char *)ka->params[i].name);
+  tl__free(ka->params);
   memset(ka, 0, sizeof *ka);
 }
 
@@ -33,7 +34,7 @@ static int add_param(tlc_kernel_args *ka, const tlc_command *cmd, const char *kv
       return -tlc_usage_error(cmd, "--param %.*s is given twice", (int)n, kv);
   if (ka->nparams == ka->cap) {
     size_t cap = ka->cap ? ka->cap * 2 : 8;
-    tl_ir_const_binding *p = realloc(ka->params, cap * sizeof *p);
+    tl_ir_const_binding *p = tl__realloc(ka->params, cap * sizeof *p);
     if (!p) {
       fprintf(stderr, "tlc: out of memory\n");
       return -TLC_USAGE;
@@ -41,7 +42,7 @@ static int add_param(tlc_kernel_args *ka, const tlc_command *cmd, const char *kv
     ka->params = p;
     ka->cap = cap;
   }
-  char *name = malloc(n + 1);
+  char *name = tl__malloc(n + 1);
   if (!name) {
     fprintf(stderr, "tlc: out of memory\n");
     return -TLC_USAGE;

@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "ir/interp/interp.h"
+#include "ir/interp/simt.h"
 
 #define MAX_DIMS 16
 
@@ -48,6 +49,7 @@ static tl_status eval_load(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, t
   }
   char *p;
   TL__TRY(tl__interp_addr(fr, buf, idx, n, e->span, &p));
+  if (fr->simt) return tl__simt_load(fr, buf, p, e->span, out);
   *out = tl__iv_load(buf->dtype, p);
   return TL_OK;
 }
@@ -55,9 +57,7 @@ static tl_status eval_load(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, t
 static tl_status eval_call(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, tl__ival *out) {
   tl_ir_op op = e->u.call.op;
   if ((unsigned)op >= TL_OP__COUNT) return tl__interp_error(TL_EINVAL, e->span, "unknown call op %d", (int)op);
-  if (op == TL_OP_WARP_SHFL_XOR)
-    return tl__interp_error(TL_EUNSUPPORTED, e->span,
-                            "the interpreter runs threads one after another; warp shuffles are not supported");
+  if (op == TL_OP_WARP_SHFL_XOR) return tl__simt_shfl_xor(fr, e, lane, out);
   if (tl_ir_op_is_tile(op))
     return tl__interp_error(TL_EINVAL, e->span, "%s is a statement, not a value", tl_ir_op_name(op));
   if (op >= TL_OP_ARG_NUM && op <= TL_OP_ARG_FLOAT) return tl__interp_arg_op(fr, e, out);

@@ -5,6 +5,7 @@
  *   stmt.c     statements: loops, T.Kernel, lets, allocations, launches
  *   tileops.c  T.copy, T.fill, T.clear, T.gemm, T.reduce_*, T.cumsum, T.atomic_add
  *   args.c     argument checking and binding; tl_ir_interpret
+ *   simt*.c    SIMT execution of device code: one OS thread per GPU thread (simt.h)
  *
  * Values. A scalar is a tl__ival whose meaning comes from the dtype of the node
  * that produced it: integers and bools are held in `i` normalised to their width
@@ -74,6 +75,7 @@ typedef struct tl__istore {
   bool global;               /* a tensor argument: T.copy clips at its edges */
   const tl_ir_buffer *buffer; /* the buffer it was made for (names in messages) */
   struct tl__istore *next;   /* the frame's stack of live allocations */
+  struct tl__simt_shared *shared; /* SIMT: the block's shared instance (simt.h); else NULL */
 } tl__istore;
 
 /* A buffer's evaluated shape and strides (in elements) in one frame. */
@@ -97,6 +99,7 @@ typedef struct tl__iframe {
   uint8_t *bound;      /* per variable: TL__BOUND_* */
   tl__ilayout *layouts;
   tl__istore *allocs;  /* live allocations, newest first */
+  struct tl__simt_thread *simt; /* the GPU thread this frame runs under SIMT execution; else NULL */
 } tl__iframe;
 
 struct tl__interp {
@@ -124,6 +127,12 @@ tl_status tl__interp_addr(tl__iframe *fr, const tl_ir_buffer *buf, const int64_t
 /* Allocates buf (a non-global buffer) poisoned, pushes it on the frame's stack and
  * binds its data variable. */
 tl_status tl__interp_alloc(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span);
+/* The bytes buf needs (its layout evaluated in fr; a non-global buffer of a
+ * supported dtype), for allocations. */
+tl_status tl__interp_alloc_size(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span, size_t *nbytes);
+/* Binds buf's data variable to st (memory the frame does not own) until the
+ * enclosing scope ends, as an allocation would. */
+tl_status tl__interp_bind_scoped(tl__iframe *fr, const tl_ir_buffer *buf, tl__istore *st);
 /* Frees allocations made after `mark` (the stack top when the scope began). */
 void tl__interp_free_to(tl__iframe *fr, tl__istore *mark);
 /* "buffer 'A' index [3, 17] out of bounds for shape [16, 16]" at span. */
@@ -165,9 +174,12 @@ char *tl__interp_assert_message(tl__iframe *fr, const char *msg);
  * entry reports its own argument messages. */
 tl_status tl__interp_host_checks(tl__iframe *fr);
 
+/* Runs s as a scope: allocations it makes die when it ends. */
+tl_status tl__interp_exec_scope(tl__iframe *fr, const tl_ir_stmt *s);
 /* Runs a function whose parameters are already bound in fr (after checks). */
 tl_status tl__interp_run_func(tl__iframe *fr);
-/* Checks whether f may be interpreted (barriers need threads in lock-step). */
+/* Checks whether f may be interpreted: thread-bound code that synchronises must be
+ * inside T.Kernel or a launched device kernel, where SIMT execution runs it. */
 tl_status tl__interp_check_func(const tl_ir_func *f);
 
 #endif

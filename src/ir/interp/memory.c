@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/str.h"
 #include "ir/interp/interp.h"
+#include "ir/interp/simt.h"
 
 tl_status tl__iframe_init(tl__iframe *fr, tl__interp *in, const tl_ir_func *f) {
   memset(fr, 0, sizeof *fr);
@@ -145,7 +146,7 @@ typedef struct alloc_block {
   _Alignas(16) char data[];
 } alloc_block;
 
-tl_status tl__interp_alloc(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span) {
+tl_status tl__interp_alloc_size(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span, size_t *nbytes) {
   char nb[32];
   if (buf->scope == TL_SCOPE_GLOBAL)
     return tl__interp_error(TL_EINVAL, span, "buffer '%s': global buffers are parameters, not allocations",
@@ -168,22 +169,45 @@ tl_status tl__interp_alloc(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span s
   }
   if (count > (SIZE_MAX - sizeof(alloc_block)) / esz)
     return tl__interp_error(TL_ERUNTIME, span, "buffer '%s' is too large to allocate", buf->name);
-  size_t nbytes = (size_t)count * esz;
+  *nbytes = (size_t)count * esz;
+  return TL_OK;
+}
+
+/* Pushes a record that restores buf's data variable when the scope ends; the
+ * variable is then bound to target, or to the record's own data if NULL. */
+static alloc_block *push_record(tl__iframe *fr, const tl_ir_buffer *buf, size_t nbytes, tl__istore *target) {
   alloc_block *b = tl__malloc(sizeof *b + nbytes);
-  if (!b) return tl__oom();
+  if (!b) return NULL;
   memset(b, 0, sizeof *b);
-  tl__iv_poison(t, b->data, (size_t)count);
-  b->store.data = b->data;
-  b->store.nbytes = nbytes;
+  const tl_ir_var *d = buf->data;
+  b->store.data = target ? NULL : b->data;
+  b->store.nbytes = target ? 0 : nbytes;
   b->store.owned = true;
-  b->store.global = false;
   b->store.buffer = buf;
   b->store.next = fr->allocs;
   b->prev_val = fr->vals[d->id];
   b->prev_bound = fr->bound[d->id];
   fr->allocs = &b->store;
-  tl__interp_bind_storage(fr, d, &b->store);
+  tl__interp_bind_storage(fr, d, target ? target : &b->store);
+  return b;
+}
+
+tl_status tl__interp_alloc(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span) {
+  if (fr->simt && (buf->scope == TL_SCOPE_SHARED || buf->scope == TL_SCOPE_SHARED_DYN))
+    return tl__simt_alloc_shared(fr, buf, span); /* one instance for the whole block */
+  size_t nbytes;
+  TL__TRY(tl__interp_alloc_size(fr, buf, span, &nbytes));
+  alloc_block *b = push_record(fr, buf, nbytes, NULL);
+  if (!b) return tl__oom();
+  tl_dtype t = tl_dtype_scalar(buf->dtype);
+  tl__iv_poison(t, b->data, nbytes / tl_dtype_bytes(t));
   return TL_OK;
+}
+
+tl_status tl__interp_bind_scoped(tl__iframe *fr, const tl_ir_buffer *buf, tl__istore *st) {
+  if (!buf->data || buf->data->id >= fr->in->nvars)
+    return tl__error(TL_EINVAL, "buffer '%s' has no data variable of the module", buf->name);
+  return push_record(fr, buf, 0, st) ? TL_OK : tl__oom();
 }
 
 void tl__interp_free_to(tl__iframe *fr, tl__istore *mark) {

@@ -1,7 +1,8 @@
 /* Statements. T.Kernel runs its body once per block (bx fastest, then by, bz):
  * tile-level programs are written at block level. Lowered code that binds thread
- * indices runs its threads one after another, which is only faithful without
- * barriers, so functions that mix the two are refused up front. */
+ * indices runs its threads one after another when they cannot observe each other,
+ * and in SIMT mode (simt.h: one OS thread per GPU thread) when they synchronise or
+ * share memory. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "base/error.h"
 #include "base/vec.h"
 #include "ir/interp/interp.h"
+#include "ir/interp/simt.h"
 
 #define MAX_LANES_ON_STACK 64
 #define MAX_LAUNCH_DEPTH 16
@@ -16,84 +18,22 @@
 
 /* ------------------------------------------------------- function analysis */
 
-static const char *const k_tags[6] = {"blockIdx.x", "blockIdx.y", "blockIdx.z",
-                                      "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-
-/* 0..2 for blockIdx.x/y/z, 3..5 for threadIdx.x/y/z, -1 otherwise. */
-static int tag_index(const char *tag) {
-  if (!tag) return -1;
-  for (int i = 0; i < 6; i++)
-    if (strcmp(tag, k_tags[i]) == 0) return i;
-  return -1;
-}
-
-typedef struct func_scan {
-  bool barrier;        /* a TL_STMT_BARRIER somewhere */
-  bool threads;        /* thread indices are bound or used */
-  unsigned looped;     /* tags bound by TL_FOR_THREAD loops (bit per tag_index) */
-  tl__vec tagged;      /* const tl_ir_var*: variables carrying a thread tag */
-  tl_status status;
-} func_scan;
-
-static bool scan_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
-  func_scan *sc = v->ctx;
-  if (s->kind == TL_STMT_BARRIER) sc->barrier = true;
-  if (s->kind == TL_STMT_KERNEL)
-    for (int i = 0; i < 3; i++)
-      if (s->u.kernel.thread_vars[i]) sc->threads = true;
-  if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_FOR_THREAD) {
-    int t = tag_index(s->u.loop.thread_tag);
-    if (t < 0 && s->u.loop.n > 0 && s->u.loop.vars && s->u.loop.vars[0])
-      t = tag_index(s->u.loop.vars[0]->thread_tag);
-    if (t >= 0) sc->looped |= 1u << t;
-    if (t < 0 || t >= 3) sc->threads = true;
-  }
-  return true;
-}
-
-static bool scan_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
-  func_scan *sc = v->ctx;
-  if (e->kind != TL_EXPR_VAR || !e->u.var->thread_tag) return true;
-  int t = tag_index(e->u.var->thread_tag);
-  if (t >= 3) sc->threads = true;
-  if (t < 0) return true;
-  for (size_t i = 0; i < sc->tagged.len; i++)
-    if (TL__VEC_AT(&sc->tagged, const tl_ir_var *, i) == e->u.var) return true;
-  const tl_ir_var *var = e->u.var;
-  if (sc->status == TL_OK) sc->status = tl__vec_push(&sc->tagged, &var);
-  return true;
-}
-
-static tl_status scan_func(const tl_ir_func *f, func_scan *sc) {
-  memset(sc, 0, sizeof *sc);
-  tl__vec_init(&sc->tagged, sizeof(const tl_ir_var *));
-  tl_ir_visitor v = {scan_expr, scan_stmt, sc};
-  if (f->body) tl_ir_visit_stmt(&v, f->body);
-  if (sc->status != TL_OK) tl__vec_free(&sc->tagged);
-  return sc->status;
-}
-
-static tl_status check_scan(const tl_ir_func *f, const func_scan *sc) {
-  if (sc->barrier && sc->threads)
-    return tl__interp_error(TL_EUNSUPPORTED, f->span,
-                            "function '%s': the interpreter runs threads one after another; barriers between "
-                            "threads are not supported",
-                            f->name);
-  return TL_OK;
-}
-
 tl_status tl__interp_check_func(const tl_ir_func *f) {
-  func_scan sc;
-  TL__TRY(scan_func(f, &sc));
-  tl_status s = check_scan(f, &sc);
-  tl__vec_free(&sc.tagged);
+  tl__iscan sc;
+  tl_status s = tl__interp_scan(f->body, true, &sc);
+  if (s == TL_OK && sc.threads && (sc.barrier || sc.shuffle))
+    s = tl__interp_error(TL_EUNSUPPORTED, f->span,
+                         "function '%s': thread-bound code that synchronises must be inside T.Kernel or a launched "
+                         "device kernel (the interpreter runs it there with one OS thread per GPU thread)",
+                         f->name);
+  tl__interp_scan_free(&sc);
   return s;
 }
 
 /* -------------------------------------------------------------- statements */
 
 /* Runs s as a scope: allocations it makes die when it ends. */
-static tl_status exec_body(tl__iframe *fr, const tl_ir_stmt *s) {
+tl_status tl__interp_exec_scope(tl__iframe *fr, const tl_ir_stmt *s) {
   tl__istore *mark = fr->allocs;
   tl_status st = tl__interp_exec(fr, s);
   tl__interp_free_to(fr, mark);
@@ -116,17 +56,18 @@ static tl_status for_level(tl__iframe *fr, const tl_ir_stmt *s, uint32_t d, cons
   const tl_ir_var *v = s->u.loop.vars[d];
   for (int64_t i = 0; i < exts[d]; i++) {
     tl__interp_bind(fr, v, tl__iv_from_i64(v->dtype, mins[d] + i));
-    tl_status st = d + 1 == s->u.loop.n ? exec_body(fr, s->u.loop.body) : for_level(fr, s, d + 1, mins, exts);
+    tl_status st = d + 1 == s->u.loop.n ? tl__interp_exec_scope(fr, s->u.loop.body) : for_level(fr, s, d + 1, mins, exts);
     if (st != TL_OK) return st;
   }
   return TL_OK;
 }
 
 /* Every loop kind runs serially: T.Parallel iterations are independent, pipelined
- * loops have serial semantics, thread loops run one thread after another. */
+ * loops have serial semantics, thread loops run one thread after another, except
+ * under SIMT execution, where a thread loop binds the running thread's index. */
 static tl_status exec_for(tl__iframe *fr, const tl_ir_stmt *s) {
   uint32_t n = s->u.loop.n;
-  if (n == 0) return exec_body(fr, s->u.loop.body);
+  if (n == 0) return tl__interp_exec_scope(fr, s->u.loop.body);
   if (n > MAX_LOOP_DEPTH)
     return tl__interp_error(TL_EUNSUPPORTED, s->span, "a loop nest of more than %d variables", MAX_LOOP_DEPTH);
   if (!s->u.loop.vars || !s->u.loop.extents) return tl__interp_error(TL_EINVAL, s->span, "incomplete loop");
@@ -145,7 +86,19 @@ static tl_status exec_for(tl__iframe *fr, const tl_ir_stmt *s) {
     saved[i].val = fr->vals[v->id];
     saved[i].bound = fr->bound[v->id];
   }
-  tl_status st = for_level(fr, s, 0, mins, exts);
+  tl_status st;
+  if (tl__simt_binds_loop(fr, s)) {
+    /* SIMT: the loop is the thread's (or block's) own index, not an iteration. */
+    bool run;
+    int64_t x;
+    st = tl__simt_loop_index(fr, s, mins[0], exts[0], &run, &x);
+    if (st == TL_OK && run) {
+      tl__interp_bind(fr, s->u.loop.vars[0], tl__iv_from_i64(s->u.loop.vars[0]->dtype, x));
+      st = tl__interp_exec_scope(fr, s->u.loop.body);
+    }
+  } else {
+    st = for_level(fr, s, 0, mins, exts);
+  }
   for (uint32_t i = n; i-- > 0;) {
     const tl_ir_var *v = s->u.loop.vars[i];
     fr->vals[v->id] = saved[i].val;
@@ -184,7 +137,8 @@ static tl_status exec_store(tl__iframe *fr, const tl_ir_stmt *s) {
     }
     char *p;
     if (st == TL_OK) st = tl__interp_addr(fr, buf, idx, n, s->span, &p);
-    if (st == TL_OK) tl__iv_store(buf->dtype, p, vals[l]);
+    if (st == TL_OK && fr->simt) st = tl__simt_store(fr, buf, p, s->span, vals[l]);
+    else if (st == TL_OK) tl__iv_store(buf->dtype, p, vals[l]);
   }
   if (vals != stack_vals) tl__free(vals);
   return st;
@@ -205,7 +159,7 @@ static tl_status exec_let(tl__iframe *fr, const tl_ir_stmt *s) {
   tl__ival val;
   TL__TRY(tl__interp_eval(fr, value, 0, &val));
   tl__interp_bind(fr, v, val);
-  tl_status st = exec_body(fr, s->u.let.body);
+  tl_status st = tl__interp_exec_scope(fr, s->u.let.body);
   fr->vals[v->id] = saved.val;
   fr->bound[v->id] = saved.bound;
   return st;
@@ -229,12 +183,11 @@ static void bind_opt(tl__iframe *fr, const tl_ir_var *v, int64_t x) {
   if (v && v->id < fr->in->nvars) tl__interp_bind(fr, v, tl__iv_from_i64(v->dtype, x));
 }
 
-static tl_status exec_kernel(tl__iframe *fr, const tl_ir_stmt *s) {
-  int64_t grid[3], thr[3];
-  TL__TRY(eval_extents(fr, s->u.kernel.grid, s->u.kernel.grid_ndim, grid, s->span));
-  TL__TRY(eval_extents(fr, s->u.kernel.threads, s->u.kernel.threads_ndim, thr, s->span));
+/* Every (block, thread) of a T.Kernel one after another; thread indices only once
+ * lowering has bound them (at tile level the body is the whole block). */
+static tl_status run_kernel_sequential(tl__iframe *fr, const tl_ir_stmt *s, const int64_t grid[3], int64_t thr[3]) {
   bool has_threads = s->u.kernel.thread_vars[0] || s->u.kernel.thread_vars[1] || s->u.kernel.thread_vars[2];
-  if (!has_threads) thr[0] = thr[1] = thr[2] = 1; /* tile level: the body is the whole block */
+  if (!has_threads) thr[0] = thr[1] = thr[2] = 1;
   for (int64_t bz = 0; bz < grid[2]; bz++)
     for (int64_t by = 0; by < grid[1]; by++)
       for (int64_t bx = 0; bx < grid[0]; bx++)
@@ -246,9 +199,37 @@ static tl_status exec_kernel(tl__iframe *fr, const tl_ir_stmt *s) {
                 bind_opt(fr, s->u.kernel.block_vars[i], b[i]);
                 bind_opt(fr, s->u.kernel.thread_vars[i], t[i]);
               }
-              TL__TRY(exec_body(fr, s->u.kernel.body));
+              TL__TRY(tl__interp_exec_scope(fr, s->u.kernel.body));
             }
   return TL_OK;
+}
+
+static tl_status nested_in_simt(const tl_ir_stmt *s) {
+  return tl__interp_error(TL_EUNSUPPORTED, s->span, "%s inside a device kernel's thread",
+                          s->kind == TL_STMT_KERNEL ? "T.Kernel" : "a launch");
+}
+
+static tl_status exec_kernel(tl__iframe *fr, const tl_ir_stmt *s) {
+  if (fr->simt) return nested_in_simt(s);
+  int64_t grid[3], thr[3];
+  TL__TRY(eval_extents(fr, s->u.kernel.grid, s->u.kernel.grid_ndim, grid, s->span));
+  TL__TRY(eval_extents(fr, s->u.kernel.threads, s->u.kernel.threads_ndim, thr, s->span));
+  tl__iscan sc;
+  tl_status st = tl__interp_scan(s->u.kernel.body, false, &sc);
+  for (int i = 0; i < 3; i++)
+    if (s->u.kernel.thread_vars[i]) sc.threads = true;
+  /* Without thread variables T.Kernel's body is block-level code (threads= only
+   * says how many threads the hardware would use): it has threads only if it
+   * binds thread indices itself. */
+  if (st == TL_OK && tl__simt_wanted(fr->in->mod, &sc, false)) {
+    tl__simt_plan plan = {s->u.kernel.body, fr, fr->func, s->span, {grid[0], grid[1], grid[2]},
+                          {thr[0], thr[1], thr[2]}, -1, &sc, s->u.kernel.block_vars, s->u.kernel.thread_vars};
+    st = tl__simt_run(&plan);
+  } else if (st == TL_OK) {
+    st = run_kernel_sequential(fr, s, grid, thr);
+  }
+  tl__interp_scan_free(&sc);
+  return st;
 }
 
 /* Binds a device kernel's parameters from launch arguments evaluated in the caller. */
@@ -283,7 +264,7 @@ static tl_status bind_launch_args(tl__iframe *caller, tl__iframe *kf, const tl_i
 /* Runs the launched kernel's body once per (block, thread) of the launch, binding
  * the variables tagged blockIdx/threadIdx; tags that the kernel binds with its own
  * thread loops are left to those loops. */
-static tl_status run_launch(tl__iframe *kf, const tl_ir_func *k, const func_scan *sc, const int64_t ext_in[6]) {
+static tl_status run_launch(tl__iframe *kf, const tl_ir_func *k, const tl__iscan *sc, const int64_t ext_in[6]) {
   int64_t ext[6];
   for (int i = 0; i < 6; i++) ext[i] = (sc->looped >> i) & 1 ? 1 : ext_in[i];
   int64_t idx[6];
@@ -295,15 +276,16 @@ static tl_status run_launch(tl__iframe *kf, const tl_ir_func *k, const func_scan
             for (idx[3] = 0; idx[3] < ext[3]; idx[3]++) {
               for (size_t i = 0; i < sc->tagged.len; i++) {
                 const tl_ir_var *v = TL__VEC_AT(&sc->tagged, const tl_ir_var *, i);
-                int t = tag_index(v->thread_tag); /* only tagged variables were collected */
+                int t = tl__interp_tag_index(v->thread_tag); /* only tagged variables were collected */
                 if (t >= 0) bind_opt(kf, v, idx[t]);
               }
-              TL__TRY(exec_body(kf, k->body));
+              TL__TRY(tl__interp_exec_scope(kf, k->body));
             }
   return TL_OK;
 }
 
 static tl_status exec_launch(tl__iframe *fr, const tl_ir_stmt *s) {
+  if (fr->simt) return nested_in_simt(s);
   const char *name = s->u.launch.kernel;
   const tl_ir_func *k = name ? tl_ir_module_find_func(fr->in->mod, name) : NULL;
   if (!k) return tl__interp_error(TL_ENOTFOUND, s->span, "launch of unknown kernel '%s'", name ? name : "");
@@ -315,26 +297,36 @@ static tl_status exec_launch(tl__iframe *fr, const tl_ir_stmt *s) {
                             s->u.launch.nargs, k->nparams);
   if (fr->in->depth >= MAX_LAUNCH_DEPTH)
     return tl__interp_error(TL_EINVAL, s->span, "launches nested more than %d deep", MAX_LAUNCH_DEPTH);
-  int64_t ext[6];
+  int64_t ext[6], smem = 0;
   TL__TRY(eval_extents(fr, s->u.launch.grid, 3, ext, s->span));
   TL__TRY(eval_extents(fr, s->u.launch.block, 3, ext + 3, s->span));
   if (s->u.launch.dyn_shared_bytes) {
-    int64_t smem;
+    TL__TRY(check_int(s->u.launch.dyn_shared_bytes, "dynamic shared memory", s->span));
     TL__TRY(tl__interp_eval_int(fr, s->u.launch.dyn_shared_bytes, &smem));
+    if (smem < 0)
+      return tl__interp_error(TL_ERUNTIME, s->span, "negative dynamic shared memory size %" PRId64, smem);
   }
-  func_scan sc;
-  TL__TRY(scan_func(k, &sc));
-  tl_status st = check_scan(k, &sc);
+  tl__iscan sc;
+  tl_status st = tl__interp_scan(k->body, false, &sc);
   tl__iframe kf;
   if (st == TL_OK) st = tl__iframe_init(&kf, fr->in, k);
   if (st == TL_OK) {
     st = bind_launch_args(fr, &kf, s, k);
     fr->in->depth++;
-    if (st == TL_OK && k->body) st = run_launch(&kf, k, &sc, ext);
+    if (st == TL_OK && k->body) {
+      bool many = ext[3] && ext[4] && ext[5] && (ext[3] > 1 || ext[4] > 1 || ext[5] > 1);
+      if (tl__simt_wanted(fr->in->mod, &sc, many)) {
+        tl__simt_plan plan = {k->body, &kf, k, s->span, {ext[0], ext[1], ext[2]}, {ext[3], ext[4], ext[5]},
+                              smem, &sc, NULL, NULL};
+        st = tl__simt_run(&plan);
+      } else {
+        st = run_launch(&kf, k, &sc, ext);
+      }
+    }
     fr->in->depth--;
     tl__iframe_free(&kf);
   }
-  tl__vec_free(&sc.tagged);
+  tl__interp_scan_free(&sc);
   return st;
 }
 
@@ -368,8 +360,8 @@ tl_status tl__interp_exec(tl__iframe *fr, const tl_ir_stmt *s) {
     int64_t c;
     TL__TRY(check_int(s->u.if_.cond, "a condition", s->span));
     TL__TRY(tl__interp_eval_int(fr, s->u.if_.cond, &c));
-    if (c) return exec_body(fr, s->u.if_.then_);
-    return s->u.if_.else_ ? exec_body(fr, s->u.if_.else_) : TL_OK;
+    if (c) return tl__interp_exec_scope(fr, s->u.if_.then_);
+    return s->u.if_.else_ ? tl__interp_exec_scope(fr, s->u.if_.else_) : TL_OK;
   }
   case TL_STMT_STORE:
     return exec_store(fr, s);
@@ -383,8 +375,9 @@ tl_status tl__interp_exec(tl__iframe *fr, const tl_ir_stmt *s) {
   case TL_STMT_KERNEL:
     return exec_kernel(fr, s);
   case TL_STMT_BARRIER:
-    /* Block-level code (no thread indices, checked up front): nothing to wait for. */
-    return TL_OK;
+    /* Outside SIMT execution the code is block-level (no thread indices: SIMT is
+     * chosen whenever they meet a barrier), so there is nothing to wait for. */
+    return fr->simt ? tl__simt_barrier(fr, s) : TL_OK;
   case TL_STMT_ASSERT: {
     int64_t c;
     TL__TRY(check_int(s->u.assert_.cond, "an assertion", s->span));
@@ -402,4 +395,4 @@ tl_status tl__interp_exec(tl__iframe *fr, const tl_ir_stmt *s) {
   return tl__interp_error(TL_EINVAL, s->span, "unknown statement kind %d", (int)s->kind);
 }
 
-tl_status tl__interp_run_func(tl__iframe *fr) { return exec_body(fr, fr->func->body); }
+tl_status tl__interp_run_func(tl__iframe *fr) { return tl__interp_exec_scope(fr, fr->func->body); }

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/str.h"
 #include "ir/interp/interp.h"
+#include "ir/interp/simt.h"
 
 #define MAX_DIMS 16
 
@@ -98,6 +99,7 @@ static tl_status elem_addr(tl__iframe *fr, const region *r, const int64_t *idx, 
 static tl_status read_elem(tl__iframe *fr, const region *r, const int64_t *idx, tl_ir_span span, tl__ival *out) {
   char *p;
   TL__TRY(elem_addr(fr, r, idx, span, &p));
+  if (fr->simt) return tl__simt_load(fr, r->buf, p, span, out);
   *out = tl__iv_load(r->dt, p);
   return TL_OK;
 }
@@ -105,6 +107,7 @@ static tl_status read_elem(tl__iframe *fr, const region *r, const int64_t *idx, 
 static tl_status write_elem(tl__iframe *fr, const region *r, const int64_t *idx, tl_ir_span span, tl__ival v) {
   char *p;
   TL__TRY(elem_addr(fr, r, idx, span, &p));
+  if (fr->simt) return tl__simt_store(fr, r->buf, p, span, v);
   tl__iv_store(r->dt, p, v);
   return TL_OK;
 }
@@ -452,6 +455,18 @@ static tl_status op_cumsum(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span sp
 
 /* ------------------------------------------------------------ T.atomic_add */
 
+/* dst[idx] += v (v in dst's dtype); atomic with respect to the other threads of a
+ * SIMT launch. */
+static tl_status add_elem(tl__iframe *fr, const region *dst, const int64_t *idx, tl__ival v, tl_ir_span span) {
+  char *p;
+  TL__TRY(elem_addr(fr, dst, idx, span, &p));
+  if (fr->simt) return tl__simt_atomic_add(fr, dst->buf, p, span, v);
+  tl__ival old = tl__iv_load(dst->dt, p);
+  TL__TRY(tl__iv_binary(TL_BIN_ADD, dst->dt, old, v, span, &old));
+  tl__iv_store(dst->dt, p, old);
+  return TL_OK;
+}
+
 static tl_status op_atomic_add(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
   const char *name = tl_ir_op_name(call->u.call.op);
   region dst;
@@ -468,10 +483,7 @@ static tl_status op_atomic_add(tl__iframe *fr, const tl_ir_expr *call, tl_ir_spa
     TL__TRY(tl__iv_cast(dst.dt, ve->dtype, v, span, &c));
     for (int64_t f = 0; f < dst.count; f++) {
       unravel(dst.mins, dst.ext, dst.ndim, f, idx);
-      tl__ival old;
-      TL__TRY(read_elem(fr, &dst, idx, span, &old));
-      TL__TRY(tl__iv_binary(TL_BIN_ADD, dst.dt, old, c, span, &old));
-      TL__TRY(write_elem(fr, &dst, idx, span, old));
+      TL__TRY(add_elem(fr, &dst, idx, c, span));
     }
     return TL_OK;
   }
@@ -491,10 +503,7 @@ static tl_status op_atomic_add(tl__iframe *fr, const tl_ir_expr *call, tl_ir_spa
   }
   for (int64_t f = 0; f < dst.count && st == TL_OK; f++) {
     unravel(dst.mins, dst.ext, dst.ndim, f, idx);
-    tl__ival old;
-    st = read_elem(fr, &dst, idx, span, &old);
-    if (st == TL_OK) st = tl__iv_binary(TL_BIN_ADD, dst.dt, old, vals[f], span, &old);
-    if (st == TL_OK) st = write_elem(fr, &dst, idx, span, old);
+    st = add_elem(fr, &dst, idx, vals[f], span);
   }
   tl__free(vals);
   return st;
@@ -530,9 +539,6 @@ tl_status tl__interp_tile_op(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span 
   case TL_OP_CUMSUM: return op_cumsum(fr, call, span);
   case TL_OP_ATOMIC_ADD:
   case TL_OP_ATOMIC_ADD_ELEM: return op_atomic_add(fr, call, span);
-  case TL_OP_WARP_SHFL_XOR:
-    return tl__interp_error(TL_EUNSUPPORTED, span,
-                            "the interpreter runs threads one after another; warp shuffles are not supported");
   default:
     return tl__interp_error(TL_EINVAL, span, "%s is not a tile op", tl_ir_op_name(op));
   }

@@ -142,6 +142,7 @@ typedef struct tl__fstate {
   size_t outer_visible; /* bindings [0, outer_visible) of enclosing scopes are visible */
   int depth;            /* block depth: 1 is the function's top block */
   int loops;            /* enclosing loops */
+  int lets;             /* LETs whose scope encloses the current point */
   bool in_kernel;
   bool in_params;       /* elaborating parameter annotations (symbolic dims count as defined) */
   tl__vec syms;         /* tl__symvar */
@@ -238,6 +239,9 @@ tl_ir_stmt *tl__elab_block_here(tl__elab *E, const tl__ast_block *b);
 /* A tile operation used as a statement (T.copy, ...); bi->name is the spelling
  * used for messages ("T.copy"). NULL after an error. */
 tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi);
+
+/* `assert test, msg` evaluated at compile time (factories, the top level). */
+bool tl__elab_assert(tl__elab *E, const tl__ast_stmt *s);
 
 /* Functions. */
 /* A parameter annotation: T.Tensor/T.Buffer (a global buffer named `name`) or a

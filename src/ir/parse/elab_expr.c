@@ -737,6 +737,10 @@ tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e) {
     case AE_BOOL: return tl__vbool(E, e->u.b);
     case AE_NONE: return tl__vnew(E, V_NONE);
     case AE_STR:
+      if (e->u.str.f) {
+        tl__eerr(E, POS(e), "f-strings are not supported");
+        return NULL;
+      }
       v = tl__vnew(E, V_STR);
       if (v) {
         v->u.str.s = e->u.str.s;

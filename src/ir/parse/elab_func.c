@@ -12,12 +12,17 @@
 
 /* ------------------------------------------------------------------ annotations */
 
-/* The callee of T.Tensor(...) / T.Tensor[...] if `ann` has that form. */
+/* True if `ann` is T.Tensor(...) / T.Tensor[...] (or T.Buffer). Other annotations
+ * are not errors here: a jit function's constants may be annotated with any
+ * Python type (`Optional[int]`), which the front end does not evaluate. */
 static bool tensor_form(tl__elab *E, const tl__ast_expr *ann, const tl__ast_expr **head) {
   const tl__ast_expr *h = ann->kind == AE_CALL ? ann->u.call.fn : ann->kind == AE_SUBSCRIPT ? ann->u.sub.obj : NULL;
   if (!h || (h->kind != AE_NAME && h->kind != AE_ATTR)) return false;
   tl__val *v = tl__eval(E, h);
-  if (!v) return false;
+  if (!v) {
+    if (E->p->status != TL_ENOMEM) E->p->status = TL_OK; /* not ours to judge */
+    return false;
+  }
   *head = h;
   return v->kind == V_BUILTIN && (v->u.bi.id == BI_TENSOR || v->u.bi.id == BI_BUFFER);
 }
@@ -313,6 +318,7 @@ typedef struct deco_info {
   bool prim_func, jit;
   const tl__ast_expr *out_idx; /* @tilelang.jit(out_idx=...) */
   const tl__ast_expr *at;
+  const char *foreign;         /* how to name another library's decorator */
 } deco_info;
 
 static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, bool *foreign) {
@@ -345,6 +351,7 @@ static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, 
     } else if (v->kind == V_OPAQUE || v->kind == V_MODULE) {
       *foreign = true;
       d->at = x;
+      d->foreign = tl__vdesc(E, v);
     } else {
       tl__eerr(E, POS(x), "decorator %s is not supported (only @T.prim_func and @tilelang.jit)", tl__vdesc(E, v));
       return false;
@@ -421,6 +428,9 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **resul
     const tl__ast_stmt *s = b->stmts[i];
     switch ((tl__ast_skind)s->kind) {
       case AS_PASS: continue;
+      case AS_ASSERT:
+        if (!tl__elab_assert(E, s)) return false;
+        continue;
       case AS_EXPR:
         if (s->u.expr.e->kind == AE_STR) continue;
         break;
@@ -459,7 +469,8 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **resul
         bool foreign;
         if (!read_decorators(E, s, &d, &foreign)) return false;
         if (foreign) {
-          tl__eerr(E, POS(d.at), "decorator %s is not supported on a T.prim_func", "here");
+          tl__eerr(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
+                   d.foreign);
           return false;
         }
         tl__pfunc *pf = tl__elab_prim_func(E, s, E->env.len);
@@ -719,36 +730,37 @@ static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
   return true;
 }
 
+/* NAME = value at the top level; a caller's binding for NAME replaces the value. */
 static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
   const tl__ast_expr *t = s->u.assign.target;
-  tl__val *v = NULL;
-  if (t->kind == AE_NAME) {
-    bool found;
-    v = bound_const(E, t->u.name, &found);
-    if (E->p->status != TL_OK) return false;
+  if (!s->u.assign.value) {
+    tl__eerr(E, POS(s), "a module-level annotation needs a value");
+    return false;
   }
-  if (!v) {
-    if (!s->u.assign.value) {
-      tl__eerr(E, POS(s), "a module-level annotation needs a value");
+  uint32_t n = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? t->u.seq.n : 1;
+  const tl__ast_expr *const *names = n > 1 || t->kind == AE_TUPLE || t->kind == AE_LIST
+                                         ? (const tl__ast_expr *const *)t->u.seq.items : &t;
+  for (uint32_t i = 0; i < n; i++)
+    if (names[i]->kind != AE_NAME) {
+      tl__eerr(E, POS(names[i]), "module-level constants must be assigned to names");
       return false;
     }
-    v = tl__eval(E, s->u.assign.value);
-    if (!v) return false;
-  }
-  if (t->kind == AE_NAME) return bind_module_name(E, t->u.name, v, s);
-  if ((t->kind == AE_TUPLE || t->kind == AE_LIST) && v->kind == V_TUPLE && v->u.tup.n == t->u.seq.n) {
-    for (uint32_t i = 0; i < t->u.seq.n; i++) {
-      const tl__ast_expr *x = t->u.seq.items[i];
-      if (x->kind != AE_NAME) {
-        tl__eerr(E, POS(x), "module-level constants must be assigned to names");
-        return false;
-      }
-      if (!bind_module_name(E, x->u.name, v->u.tup.items[i], s)) return false;
+  tl__val *v = tl__eval(E, s->u.assign.value);
+  if (!v) return false;
+  if (t->kind == AE_TUPLE || t->kind == AE_LIST) {
+    if (v->kind != V_TUPLE || v->u.tup.n != n) {
+      tl__eerr(E, POS(t), "cannot unpack %s into %u names", tl__vdesc(E, v), n);
+      return false;
     }
-    return true;
   }
-  tl__eerr(E, POS(t), "module-level constants must be assigned to names");
-  return false;
+  for (uint32_t i = 0; i < n; i++) {
+    bool found;
+    tl__val *x = bound_const(E, names[i]->u.name, &found);
+    if (E->p->status != TL_OK) return false;
+    if (!found) x = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? v->u.tup.items[i] : v;
+    if (!bind_module_name(E, names[i]->u.name, x, s)) return false;
+  }
+  return true;
 }
 
 static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
@@ -765,6 +777,7 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
       return v && bind_module_name(E, t->u.name, v, s);
     }
     case AS_PASS: return true;
+    case AS_ASSERT: return tl__elab_assert(E, s);
     case AS_EXPR:
       if (s->u.expr.e->kind == AE_STR) return true;
       tl__eerr(E, POS(s), "top-level expressions are not supported: put script code under "
@@ -808,7 +821,8 @@ static bool elab_def(tl__elab *E, const pending *pd) {
   if (E->p->status != TL_OK) return false;
   if (foreign) {
     if (d.prim_func || d.jit || factory) {
-      tl__eerr(E, POS(d.at), "this decorator is not supported on a kernel (only @T.prim_func and @tilelang.jit)");
+      tl__eerr(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
+               d.foreign);
       return false;
     }
     return true; /* another library's decorated function: not ours */

@@ -6,8 +6,6 @@
 
 #include "elab.h"
 
-#define MAX_LETS_PER_BLOCK 1000
-
 /* One statement of a block being built, or a binding that scopes over the rest. */
 typedef struct item {
   tl_ir_stmt *s;   /* a statement, or NULL for a LET */
@@ -29,12 +27,6 @@ static bool emit(tl__elab *E, tl__vec *items, tl_ir_stmt *s, tl__pos at) {
 static tl_ir_stmt *build(tl__elab *E, tl__vec *items) {
   tl__vec tail = TL__VEC_INIT(tl_ir_stmt *); /* statements after the point, reversed */
   tl_ir_stmt *result = NULL;
-  size_t nlets = 0;
-  for (size_t i = 0; i < items->len; i++) nlets += TL__VEC_AT(items, item, i).s == NULL;
-  if (nlets > MAX_LETS_PER_BLOCK) {
-    tl__eerr(E, TL__VEC_AT(items, item, 0).at, "too many assignments in one block (more than %d)", MAX_LETS_PER_BLOCK);
-    return NULL;
-  }
   for (size_t i = items->len; i-- > 0;) {
     item *it = tl__vec_at(items, i);
     if (it->s) {
@@ -79,7 +71,9 @@ done:
 static tl_ir_stmt *block_items(tl__elab *E, const tl__ast_block *b) {
   tl__vec items = TL__VEC_INIT(item);
   tl_ir_stmt *s = NULL;
+  int lets = E->fn->lets;
   if (elab_stmts(E, b, &items)) s = build(E, &items);
+  E->fn->lets = lets; /* this block's LETs end with it */
   tl__vec_free(&items);
   return s;
 }
@@ -167,6 +161,10 @@ static bool assign_name(tl__elab *E, const char *name, tl__val *v, tl__pos at, t
     tl_ir_expr *e = tl__to_ir(E, v, at, NULL);
     if (!e) return false;
     tl__eloc(E, at);
+    if (++E->fn->lets > TL__PARSE_MAX_LETS) {
+      tl__eerr(E, at, "too many nested assignments (more than %d run-time values bound at once)", TL__PARSE_MAX_LETS);
+      return false;
+    }
     tl_ir_var *var = tl_ir_var_new(E->mod, name, e->dtype);
     if (!var) return tl__eirfail(E), false;
     item it = {NULL, var, e, at};
@@ -676,7 +674,7 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       return false;
     }
     for (uint32_t i = 0; i < nt; i++) {
-      names[i] = nt == 1 && t->kind == AE_NAME ? t : t->u.seq.items[i];
+      names[i] = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? t->u.seq.items[i] : t;
       if (names[i]->kind != AE_NAME) {
         tl__eerr(E, POS(names[i]), "block indices must be bound to plain names");
         return false;
@@ -840,7 +838,43 @@ static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *it
     case AS_IMPORT: case AS_FROM:
       tl__eerr(E, POS(s), "imports inside a function are not supported (import at the top of the file)");
       return false;
+    case AS_ASSERT: {
+      /* A compile-time check is fine anywhere; a run-time one is not in the subset. */
+      tl__val *c = tl__eval(E, s->u.assert_.test);
+      if (!c) return false;
+      if (!tl__val_is_py(c)) {
+        tl__eerr(E, POS(s), "'assert' on a run-time value is not supported in a kernel");
+        return false;
+      }
+      return tl__elab_assert(E, s);
+    }
   }
+  return false;
+}
+
+bool tl__elab_assert(tl__elab *E, const tl__ast_stmt *s) {
+  tl__val *c = tl__eval(E, s->u.assert_.test);
+  if (!c) return false;
+  if (!tl__val_is_py(c)) {
+    tl__eerr(E, POS(s->u.assert_.test), "'assert' needs a compile-time condition");
+    return false;
+  }
+  if (tl__py_truth(c)) return true;
+  const tl__ast_expr *msg = s->u.assert_.msg;
+  if (msg && msg->kind == AE_STR && msg->u.str.f) {
+    /* An f-string message is shown as written (the subset does not format). */
+    tl__eerr(E, POS(s), "assertion failed: f\"%.*s\"", (int)(msg->u.str.n > 500 ? 500 : msg->u.str.n), msg->u.str.s);
+    return false;
+  }
+  if (s->u.assert_.msg) {
+    tl__val *m = tl__eval(E, s->u.assert_.msg);
+    if (!m) return false;
+    if (m->kind == V_STR) {
+      tl__eerr(E, POS(s), "assertion failed: %.*s", (int)(m->u.str.n > 500 ? 500 : m->u.str.n), m->u.str.s);
+      return false;
+    }
+  }
+  tl__eerr(E, POS(s), "assertion failed");
   return false;
 }
 

@@ -455,7 +455,9 @@ tl_ir_expr *tl__to_ir(tl__elab *E, const tl__val *v, tl__pos at, const tl_dtype 
       }
       break;
     case V_FLOAT:
-      e = tl_ir_float(E->mod, want && want->lanes == 1 && tl_dtype_is_float(*want) ? *want : TL_DT_FLOAT32, v->u.f);
+      /* One NaN (Python arithmetic can make others, e.g. -nan): it prints and reads back the same. */
+      e = tl_ir_float(E->mod, want && want->lanes == 1 && tl_dtype_is_float(*want) ? *want : TL_DT_FLOAT32,
+                      isnan(v->u.f) ? NAN : v->u.f);
       break;
     case V_EXPR: return v->u.e;
     case V_VAR:

@@ -23,6 +23,7 @@
 #define TL__PARSE_MAX_BLOCK_DEPTH 100  /* nested indented blocks (Python's own limit) */
 #define TL__PARSE_MAX_EXPR_DEPTH 200   /* nested expression nodes */
 #define TL__PARSE_MAX_BRACKETS 200     /* open brackets at once */
+#define TL__PARSE_MAX_LETS 1000       /* nested LET scopes (assignments) on any path */
 #define TL__PARSE_MAX_SOURCE ((size_t)1 << 28)
 
 /* ------------------------------------------------------------------ context */
@@ -112,7 +113,7 @@ struct tl__ast_expr {
     int64_t i;
     double f;
     bool b;
-    struct { const char *s; size_t n; } str;
+    struct { const char *s; size_t n; bool f; } str; /* f: an f-string (only assert messages take one) */
     struct { tl__ast_expr *obj; const char *name; } attr;
     struct {
       tl__ast_expr *fn;
@@ -134,7 +135,7 @@ struct tl__ast_expr {
 
 typedef enum tl__ast_skind {
   AS_EXPR, AS_ASSIGN, AS_ANNASSIGN, AS_AUGASSIGN, AS_PASS, AS_RETURN,
-  AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM
+  AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM, AS_ASSERT
 } tl__ast_skind;
 
 typedef struct tl__ast_stmt tl__ast_stmt;
@@ -165,6 +166,7 @@ struct tl__ast_stmt {
     /* AS_ASSIGN (target = value), AS_ANNASSIGN (target: ann [= value]), AS_AUGASSIGN */
     struct { tl__ast_expr *target, *value, *ann; } assign;
     struct { tl__ast_expr *value; } ret; /* value may be NULL */
+    struct { tl__ast_expr *test, *msg; } assert_; /* msg may be NULL */
     struct { tl__ast_expr *cond; tl__ast_block body, orelse; } if_; /* elif: orelse holds one AS_IF */
     struct { tl__ast_expr *target, *iter; tl__ast_block body; } for_;
     struct { tl__ast_expr *ctx, *target; tl__ast_block body; } with; /* target may be NULL */

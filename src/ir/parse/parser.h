@@ -32,6 +32,7 @@ bool tl__pexpect_op(tl__parser *P, const char *op);
 tl__ast_expr *tl__parse_test(tl__parser *P);      /* one expression (ternary level) */
 tl__ast_expr *tl__parse_testlist(tl__parser *P);  /* a, b, c -> tuple (bare tuples) */
 tl__ast_expr *tl__parse_targetlist(tl__parser *P); /* for-loop targets: or-level items */
+tl__ast_expr *tl__parse_target(tl__parser *P);     /* one target (with ... as TARGET) */
 tl__ast_expr *tl__ast_new_expr(tl__parser *P, tl__ast_ekind kind, const tl__tok *at);
 /* Updates e->depth from its children and checks the nesting limit. */
 bool tl__ast_set_depth(tl__parser *P, tl__ast_expr *e, int child_depth);

@@ -434,9 +434,10 @@ static tl__ast_expr *parse_strings(tl__parser *P) {
   const tl__tok *first = tl__pk(P);
   size_t total = 0;
   size_t j = P->i;
+  bool f = false;
   while (j < P->n && P->t[j].kind == TK_STRING) {
     const tl__tok *t = &P->t[j];
-    if (t->flags & TL__STR_F) return unsupported(P, t, "f-strings");
+    f |= (t->flags & TL__STR_F) != 0;
     if (t->flags & TL__STR_BYTES) return unsupported(P, t, "bytes literals");
     total += t->slen;
     j++;
@@ -453,6 +454,7 @@ static tl__ast_expr *parse_strings(tl__parser *P) {
   if (!e) return NULL;
   e->u.str.s = s;
   e->u.str.n = n;
+  e->u.str.f = f;
   return e;
 }
 
@@ -726,6 +728,8 @@ tl__ast_expr *tl__parse_testlist(tl__parser *P) { return item_list(P, tl__parse_
 
 tl__ast_expr *tl__parse_targetlist(tl__parser *P) { return item_list(P, parse_bitor, true); }
 
+tl__ast_expr *tl__parse_target(tl__parser *P) { return parse_bitor(P); }
+
 bool tl__ast_expr_equal(const tl__ast_expr *a, const tl__ast_expr *b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind || a->op != b->op) return false;
@@ -733,7 +737,8 @@ bool tl__ast_expr_equal(const tl__ast_expr *a, const tl__ast_expr *b) {
     case AE_NAME: return strcmp(a->u.name, b->u.name) == 0;
     case AE_INT: return a->u.i == b->u.i;
     case AE_FLOAT: return a->u.f == b->u.f;
-    case AE_STR: return a->u.str.n == b->u.str.n && memcmp(a->u.str.s, b->u.str.s, a->u.str.n) == 0;
+    case AE_STR:
+      return a->u.str.f == b->u.str.f && a->u.str.n == b->u.str.n && memcmp(a->u.str.s, b->u.str.s, a->u.str.n) == 0;
     case AE_BOOL: return a->u.b == b->u.b;
     case AE_NONE: return true;
     case AE_ATTR: return strcmp(a->u.attr.name, b->u.attr.name) == 0 && tl__ast_expr_equal(a->u.attr.obj, b->u.attr.obj);

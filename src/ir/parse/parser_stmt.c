@@ -43,7 +43,6 @@ static const struct { const char *kw, *msg; } UNSUPPORTED_STMTS[] = {
   {"del", "'del' statements are not supported"},
   {"global", "'global' declarations are not supported"},
   {"nonlocal", "'nonlocal' declarations are not supported"},
-  {"assert", "'assert' statements are not supported"},
   {"raise", "'raise' statements are not supported"},
   {"yield", "'yield' is not supported"},
   {"lambda", "lambda is not supported"},
@@ -255,6 +254,16 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
       return s;
     }
     if (tl__tok_kw(t, "import") || tl__tok_kw(t, "from")) return parse_import(P);
+    if (tl__tok_kw(t, "assert")) {
+      tl__padv(P);
+      tl__ast_stmt *s = new_stmt(P, AS_ASSERT, t);
+      if (!s || !(s->u.assert_.test = tl__parse_test(P))) return NULL;
+      if (tl__tok_op(tl__pk(P), ",")) {
+        tl__padv(P);
+        if (!(s->u.assert_.msg = tl__parse_test(P))) return NULL;
+      }
+      return s;
+    }
   }
   tl__ast_expr *lhs = tl__parse_testlist(P);
   if (!lhs) return NULL;
@@ -388,7 +397,7 @@ static tl__ast_stmt *parse_with(tl__parser *P) {
   if (!s->u.with.ctx) return NULL;
   if (tl__tok_kw(tl__pk(P), "as")) {
     tl__padv(P);
-    s->u.with.target = tl__parse_targetlist(P);
+    s->u.with.target = tl__parse_target(P);
     if (!s->u.with.target || !check_target(P, s->u.with.target, true)) return NULL;
   }
   if (tl__tok_op(tl__pk(P), ",")) {

@@ -1,0 +1,9 @@
+# Parses (the front end accepts it) but fails the verifier: the copy's two
+# regions have different shapes.
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((64, 64), "float32"), B: T.Tensor((32,), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        T.copy(A, B)

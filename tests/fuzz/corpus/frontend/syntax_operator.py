@@ -1,0 +1,3 @@
+import tilelang.language as T
+
+x = 1 +* 2

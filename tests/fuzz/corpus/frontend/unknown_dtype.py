@@ -1,0 +1,7 @@
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((128,), "float17")):
+    with T.Kernel(1, threads=128) as bx:
+        T.clear(A)

@@ -1,0 +1,12 @@
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((128,), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        T.fill(A, T.max(1.0,
+                        2.0)
+
+
+def helper():
+    return 1
