@@ -1,10 +1,40 @@
 #!/bin/sh
-# The main job: tlc on this machine. Later stages extend this to compiling and
-# running the example kernels.
-set -eu
-tlc="$1"
-run() { echo "\$ tlc $*"; "$tlc" "$@"; echo; }
-run --version
-run --help
-run target --determine auto
-run target --pretty nvidia/nvidia-h100
+# The main job (make demo, after make has built everything): every example kernel
+# compiled with tl_compile for the default target (auto: TILELANG_DEFAULT_TARGET,
+# else a detected GPU, else c), run on seeded random inputs and checked element by
+# element against the reference interpreter. Builds nothing itself.
+#   scripts/demo.sh [TLC]          (default: build/bin/tlc)
+# Exits nonzero if any example fails to compile, run or match.
+set -u
+cd "$(dirname "$0")/.."
+tlc=${1:-build/bin/tlc}
+if [ ! -x "$tlc" ]; then
+  echo "demo: $tlc is not built (run 'make demo')" >&2
+  exit 2
+fi
+
+run() { echo "\$ tlc $*"; "$tlc" "$@"; }
+
+run --version || exit 1
+echo
+run backends || exit 1
+echo
+
+passed=0
+failed=""
+for f in examples/*.py; do
+  name=$(basename "$f" .py)
+  if run run "$f" --check; then
+    passed=$((passed + 1))
+  else
+    failed="$failed $name"
+  fi
+  echo
+done
+
+total=$(ls examples/*.py | wc -l)
+echo "== demo summary: $passed of $total examples compiled, ran and matched the interpreter =="
+if [ -n "$failed" ]; then
+  echo "failed:$failed"
+  exit 1
+fi

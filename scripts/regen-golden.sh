@@ -1,21 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-<<<<<<< HEAD
-# Areas: target. An area is a regen_<area> function below; add yours next to it.
-=======
-# Areas: ir parse_errors. An area is a regen_<area> function below; add yours next to it.
->>>>>>> interp
+# Areas: target, ir, parse_errors, codegen_examples. An area is a regen_<area>
+# function below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-<<<<<<< HEAD
-AREAS="target"
-=======
-AREAS="ir parse_errors"
->>>>>>> interp
+AREAS="target ir parse_errors codegen_examples"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -24,7 +17,6 @@ ensure_built() {
   cmake --build "$BUILD" --target tlc >/dev/null
 }
 
-<<<<<<< HEAD
 # tests/golden/target/targets.golden: "== SPEC" lines, each followed by the text
 # of `tlc target SPEC`; the host's llvm triple becomes @HOST_TRIPLE@.
 regen_target() {
@@ -38,7 +30,8 @@ regen_target() {
   done
   mv "$tmp" "$f"
   echo "regenerated $f ($(grep -c '^== ' "$f") entries)"
-=======
+}
+
 # tests/golden/ir/<example>.txt: `tlc parse examples/<example>.py` (default constants).
 regen_ir() {
   mkdir -p tests/golden/ir
@@ -70,7 +63,18 @@ regen_parse_errors() {
     n=$((n + 1))
   done
   echo "regenerated $dir ($n cases)"
->>>>>>> interp
+}
+
+# tests/golden/codegen/<example>.<device|host>.c: `tlc source` of two examples for
+# target c with the native execution backend (device source, and --host).
+regen_codegen_examples() {
+  d=tests/golden/codegen
+  mkdir -p "$d"
+  for ex in vector_add gemm; do
+    tlc source "examples/$ex.py" --target c --execution-backend native >"$d/$ex.device.c"
+    tlc source "examples/$ex.py" --target c --execution-backend native --host >"$d/$ex.host.c"
+  done
+  echo "regenerated $d/{vector_add,gemm}.{device,host}.c"
 }
 
 ensure_built

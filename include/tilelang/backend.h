@@ -44,6 +44,16 @@ TL_API const char *tl_artifact_source(const tl_artifact *a);
 /* The compiled bytes (borrowed) and their size, or NULL (size 0) if none. Thread-safe. */
 TL_API const void *tl_artifact_binary(const tl_artifact *a, size_t *size);
 
+struct tl_kernel_table; /* tilelang/runtime.h: launch metadata as data */
+/* A new artifact with a's format, source and binary, carrying a copy of `table` (NULL:
+ * no table). Code generators attach the kernel table this way, so no later stage
+ * parses generated code to recover launch metadata. The caller owns the reference;
+ * `a` is unchanged. TL_EINVAL for an inconsistent table. Thread-safe. */
+TL_API tl_status tl_artifact_with_kernel_table(const tl_artifact *a, const struct tl_kernel_table *table,
+                                               tl_artifact **out);
+/* The kernel table the artifact carries (borrowed from `a`), or NULL. Thread-safe. */
+TL_API const struct tl_kernel_table *tl_artifact_kernel_table(const tl_artifact *a);
+
 /* ============================================================ pass pipelines */
 
 /* Runs the pipeline's lower function on `mod` (in place) for `target`. The pipeline's

@@ -48,6 +48,22 @@ typedef struct tl_compile_options {
 TL_API tl_status tl_compile(const tl_ir_module *mod, const char *func_name, const tl_compile_options *opts,
                             tl_kernel **out);
 
+/* Ahead-of-time export: lowers and generates code for `func_name` (NULL: the
+ * module's only function) as tl_compile does, has the execution backend build it
+ * (the kernel cache is not used), and writes into `dir` (created, mode 0700, if
+ * missing; existing files of the same names are replaced):
+ *   lib<func>.so                 the execution backend's shared library
+ *   <func>.h                     the packed entry `int32_t <func>(const TLValue *args,
+ *                                int32_t nargs, void *stream, char *err, size_t errcap)`
+ *                                and a typed wrapper `<func>_call(tensors and scalars
+ *                                in parameter order, err, errcap)`
+ *   <func>_device.<fmt>, <func>_host.<fmt>   the generated sources
+ *   <func>.kernel_table.json     the kernel table (tl_kernel_table_to_json)
+ * The execution backend must produce a shared library (`native` does; TL_EUNSUPPORTED
+ * otherwise). Errors as tl_compile, and TL_EIO for the directory. Thread-safe. */
+TL_API tl_status tl_export(const tl_ir_module *mod, const char *func_name, const tl_compile_options *opts,
+                           const char *dir);
+
 /* Drops every kernel held in the in-memory cache (loaded kernels stay valid while
  * referenced). Thread-safe. */
 TL_API void tl_kernel_cache_clear_memory(void);

@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "tilelang/runtime.h"
 
 tl_status tl_artifact_create_binary(const char *format, const char *source, const void *bytes, size_t size,
                                     tl_artifact **out) {
@@ -50,6 +51,7 @@ void tl_artifact_release(const tl_artifact *a) {
   tl__free(m->format);
   tl__free(m->source);
   tl__free(m->binary);
+  tl_kernel_table_free(m->table);
   tl__free(m);
 }
 
@@ -60,3 +62,22 @@ const void *tl_artifact_binary(const tl_artifact *a, size_t *size) {
   if (size) *size = a && a->binary ? a->binary_size : 0;
   return a ? a->binary : NULL;
 }
+
+tl_status tl_artifact_with_kernel_table(const tl_artifact *a, const tl_kernel_table *table, tl_artifact **out) {
+  if (!out) return tl__error(TL_EINVAL, "tl_artifact_with_kernel_table: out must not be NULL");
+  *out = NULL;
+  if (!a) return tl__error(TL_EINVAL, "tl_artifact_with_kernel_table: artifact must not be NULL");
+  tl_kernel_table *copy = NULL;
+  if (table) TL__TRY(tl_kernel_table_copy(table, &copy));
+  tl_artifact *n = NULL;
+  tl_status s = tl_artifact_create_binary(a->format, a->source, a->binary, a->binary ? a->binary_size : 0, &n);
+  if (s != TL_OK) {
+    tl_kernel_table_free(copy);
+    return s;
+  }
+  n->table = copy;
+  *out = n;
+  return TL_OK;
+}
+
+const tl_kernel_table *tl_artifact_kernel_table(const tl_artifact *a) { return a ? a->table : NULL; }

@@ -14,8 +14,9 @@ struct tl_artifact {
   char *source; /* generated text ("" for purely binary artifacts) */
   void *binary; /* optional compiled bytes (cubin, shared object), or NULL */
   size_t binary_size;
-  /* The kernel table (per device kernel: symbol, parameters, launch extents, dynamic
-   * shared memory; API.md section 5) is added here by the runtime issue. */
+  /* The kernel table (host parameters, symbolic dims, launches with their extents as
+   * expressions; tilelang/runtime.h), owned; NULL if none. */
+  struct tl_kernel_table *table;
 };
 
 #endif

@@ -2,10 +2,10 @@
  *
  * Validity: tl_determine_target is a function of its string, of the normalizers
  * registered (and, for "auto", of TILELANG_DEFAULT_TARGET and the detectors); parsing
- * and attaching a host are pure. An entry records the counts of registered detectors
- * and normalizers and the environment value, so registering a detector or
- * normalizer, or changing the variable, makes old entries miss. A normalizer replaced
- * in place (override) keeps the counts: docs/backend-registry.md says so.
+ * and attaching a host are pure. An entry records the detector and normalizer
+ * registries' generation (which changes on every registration, overrides
+ * included) and the environment value, so registering or replacing a detector or
+ * normalizer, or changing the variable, makes old entries miss.
  *
  * Fixed storage (no allocation): a few entries replaced round-robin, under a rwlock. */
 #include "backend/target_cache.h"
@@ -16,6 +16,7 @@
 
 #include "base/env.h"
 #include "base/hash.h"
+#include "target/registry.h"
 
 #define ENTRIES 16
 #define KEY_MAX 512
@@ -36,8 +37,7 @@ void tl__target_cache_key_init(tl__target_cache_key *k, const char *target, cons
   k->target = target && strcmp(target, "auto") != 0 ? target : NULL;
   k->target_host = target_host;
   k->default_target_env = k->target ? NULL : tl__env("TILELANG_DEFAULT_TARGET");
-  uint64_t detectors = tl_list_target_detectors(NULL, 0), normalizers = tl_list_target_normalizers(NULL, 0);
-  k->hooks = (detectors << 32) | (normalizers & 0xffffffffu);
+  k->hooks = tl__target_hooks_generation();
 }
 
 /* Appends a tagged string (tag byte, then the text and its NUL); false if full. */

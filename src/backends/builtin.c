@@ -8,11 +8,14 @@
  * triggered the registration fails with that reason and nothing is marked done: the
  * next registry call tries again (plugins already imported are not imported twice). */
 #include "backend/plugin_loader.h"
+#include "backends/cpu/backend.h"
 #include "backends/cpu/target.h"
 #include "backends/cuda/target.h"
 #include "backends/rocm/target.h"
 #include "base/error.h"
 #include "base/init.h"
+#include "codegen/codegen.h"
+#include "runtime/exec_impls.h"
 
 typedef tl_status (*tl__builtin_init_fn)(void);
 
@@ -20,10 +23,16 @@ static const struct {
   const char *name;
   tl__builtin_init_fn init;
 } builtins[] = {
+  /* Shared pieces backends name: code generators (global functions) and execution
+   * backend implementations. */
+  {"codegen", tl__codegen_register_builtins},
+  {"runtime", tl__runtime_register_builtins},
   /* Target detectors run in this order (cuda, then cpu); normalizers: cuda, hip. */
   {"cuda", tl__cuda_target_init},
   {"rocm", tl__rocm_target_init},
   {"cpu", tl__cpu_target_init},
+  /* Backend manifests. */
+  {"cpu backend", tl__cpu_backend_init},
   {NULL, NULL}, /* sentinel */
 };
 

@@ -31,7 +31,10 @@ typedef struct tl__exec_impl {
   /* Files build writes (NULL-terminated); a cache entry is complete when all exist. */
   const char *const *files;
   /* Identity of the toolchain and flags, for the cache key ("gcc 12.2.0|-O3 ..."). The
-   * string is static or cached by the implementation; NULL on failure (message set). */
+   * string is static or cached by the implementation; NULL on failure (message set).
+   * The engine asks before lowering (the key decides whether to lower at all): only
+   * func_name, target and pass_configs of `req` are set; device, host and table are
+   * NULL. */
   const char *(*identity)(const tl__build_request *req);
   /* Writes what load needs into `dir` (which exists and is private). */
   tl_status (*build)(const tl__build_request *req, const char *dir);

@@ -4,6 +4,7 @@
 #include "registry.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -20,6 +21,12 @@ struct tl__target_registry {
 tl__target_registry tl__target_detectors = {"detector", PTHREAD_MUTEX_INITIALIZER, TL__MAP_INIT};
 tl__target_registry tl__target_normalizers = {"normalizer", PTHREAD_MUTEX_INITIALIZER, TL__MAP_INIT};
 
+/* Changes whenever any detector or normalizer is added or replaced, so caches of
+ * determine_target results (src/backend/target_cache.c) can tell they are stale. */
+static atomic_uint_fast64_t g_generation;
+
+uint64_t tl__target_hooks_generation(void) { return atomic_load_explicit(&g_generation, memory_order_acquire); }
+
 static tl_status reg_add(tl__target_registry *r, const char *name, tl__target_hook hook, bool override) {
   TL__TRY(tl__ensure_builtins());
   if (!name || !*name) return tl__error(TL_EINVAL, "Target %s name must be a non-empty string", r->what);
@@ -29,7 +36,10 @@ static tl_status reg_add(tl__target_registry *r, const char *name, tl__target_ho
   if (e) {
     bool same = e->fn.detect == hook.fn.detect && e->user_data == hook.user_data;
     if (!same && !override) s = tl__error(TL_EEXIST, "Target %s '%s' is already registered", r->what, name);
-    else if (!same) e->fn = hook.fn, e->user_data = hook.user_data;
+    else if (!same) {
+      e->fn = hook.fn, e->user_data = hook.user_data;
+      atomic_fetch_add_explicit(&g_generation, 1, memory_order_acq_rel);
+    }
   } else {
     e = tl__malloc(sizeof *e);
     if (!e) {
@@ -37,8 +47,12 @@ static tl_status reg_add(tl__target_registry *r, const char *name, tl__target_ho
     } else {
       *e = hook;
       s = tl__map_put(&r->entries, name, e, NULL);
-      if (s == TL_OK) e->name = tl__map_key(&r->entries, tl__map_len(&r->entries) - 1);
-      else tl__free(e);
+      if (s == TL_OK) {
+        e->name = tl__map_key(&r->entries, tl__map_len(&r->entries) - 1);
+        atomic_fetch_add_explicit(&g_generation, 1, memory_order_acq_rel);
+      } else {
+        tl__free(e);
+      }
     }
   }
   pthread_mutex_unlock(&r->lock);

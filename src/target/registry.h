@@ -22,4 +22,8 @@ typedef struct tl__target_hook {
  * NULL when empty). TL_ENOMEM on failure. */
 tl_status tl__target_registry_snapshot(tl__target_registry *r, tl__target_hook **out, size_t *n);
 
+/* A counter that changes on every registration or override of a detector or
+ * normalizer (never on failed calls). Thread-safe. */
+uint64_t tl__target_hooks_generation(void);
+
 #endif

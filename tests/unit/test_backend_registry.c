@@ -224,8 +224,13 @@ static void test_publication(void **state) {
   assert_int_equal(tl__component_count(&tl__host_codegens, "c"), host_c_entries);
   const tl_host_codegen *hc = NULL;
   tl_target *c = tlt_target("c");
-  TL_ASSERT_OK(tl_resolve_host_codegen(c, &hc));
-  assert_ptr_equal(hc, &host_c);
+  /* (The built-in cpu backend's host codegen for "c" comes first.) */
+  tl__component_matches all;
+  TL_ASSERT_OK(tl__component_matching(&tl__host_codegens, c, &all));
+  bool listed = false;
+  for (size_t i = 0; i < all.len; i++) listed |= all.items[i] == (const void *)&host_c;
+  tl__component_matches_free(&all);
+  assert_true(listed);
   tl_target *h = tlt_target("{\"kind\":\"nvptx\",\"model\":\"picky-host\"}");
   TL_ASSERT_OK(tl_resolve_host_codegen(h, &hc));
   assert_ptr_equal(hc, &host_picky);

@@ -260,6 +260,14 @@ static tl_status alias_normalizer(const char *spec, void *user_data, tl_target *
   return tl_target_parse(CTX_TARGET, out);
 }
 
+/* The same name, replaced with override: maps the alias to a target no backend owns. */
+static tl_status alias_normalizer_elsewhere(const char *spec, void *user_data, tl_target **out) {
+  (void)user_data;
+  *out = NULL;
+  if (strcmp(spec, ALIAS_SPEC) != 0) return TL_OK;
+  return tl_target_parse("{\"kind\":\"vulkan\",\"model\":\"nobody\"}", out);
+}
+
 /* Resolved targets are cached per strings; what they depend on invalidates them. */
 static void test_target_cache(void **state) {
   (void)state;
@@ -279,6 +287,13 @@ static void test_target_cache(void **state) {
   /* A normalizer registered after a spec was resolved applies to it. */
   TL_ASSERT_ERR(tl_create_backend_context(ALIAS_SPEC, NULL, NULL, &c), TL_EINVAL, "No backend matches target");
   TL_ASSERT_OK(tl_register_target_normalizer("test_ctx.alias", alias_normalizer, NULL, false));
+  TL_ASSERT_OK(tl_create_backend_context(ALIAS_SPEC, NULL, NULL, &c));
+  assert_string_equal(tl_backend_context_name(c), "test_ctx");
+  tl_backend_context_release(c);
+  /* Replacing that normalizer under its own name (override) applies too. */
+  TL_ASSERT_OK(tl_register_target_normalizer("test_ctx.alias", alias_normalizer_elsewhere, NULL, true));
+  TL_ASSERT_ERR(tl_create_backend_context(ALIAS_SPEC, NULL, NULL, &c), TL_EINVAL, "No backend matches target");
+  TL_ASSERT_OK(tl_register_target_normalizer("test_ctx.alias", alias_normalizer, NULL, true));
   TL_ASSERT_OK(tl_create_backend_context(ALIAS_SPEC, NULL, NULL, &c));
   assert_string_equal(tl_backend_context_name(c), "test_ctx");
   tl_backend_context_release(c);

@@ -10,6 +10,10 @@ TLC_COMMAND(context)
 TLC_COMMAND(parse)
 TLC_COMMAND(check)
 TLC_COMMAND(interp)
+TLC_COMMAND(lower)
+TLC_COMMAND(source)
+TLC_COMMAND(build)
+TLC_COMMAND(run)
 
 const tlc_command tlc_commands[] = {
   {"target", "print the canonical JSON of a target", tlc_target_usage, tlc_target_run},
@@ -19,6 +23,10 @@ const tlc_command tlc_commands[] = {
   {"parse", "parse a TileLang kernel file and print its IR", tlc_parse_usage, tlc_parse_run},
   {"check", "parse a TileLang kernel file and verify its IR", tlc_check_usage, tlc_check_run},
   {"interp", "run a kernel with the reference interpreter and print output checksums", tlc_interp_usage, tlc_interp_run},
+  {"lower", "lower a kernel for a target and print the lowered IR", tlc_lower_usage, tlc_lower_run},
+  {"source", "print the device (or host) source generated for a kernel", tlc_source_usage, tlc_source_run},
+  {"build", "compile a kernel ahead of time: shared library, header, sources", tlc_build_usage, tlc_build_run},
+  {"run", "compile a kernel, run it on random inputs; --check against the interpreter", tlc_run_usage, tlc_run_run},
   {NULL, NULL, NULL, NULL}, /* sentinel: lets the table be empty */
 };
 const size_t tlc_num_commands = sizeof tlc_commands / sizeof tlc_commands[0] - 1;

@@ -1,0 +1,185 @@
+/* The C99 dialect: readable C that any C99 compiler builds (gcc, clang, tcc).
+ *
+ * float16 and bfloat16 live in memory as uint16_t bit patterns and are computed in
+ * float, rounded back to their own precision after every operation (to nearest,
+ * ties to even, bit for bit as src/base/fp16.h), so generated code gives the
+ * interpreter's results. OpenMP directives go through TL_OMP(...), which expands to
+ * _Pragma only where the compiler defines _OPENMP (the native execution backend
+ * passes -fopenmp when its compiler supports it; tcc has no OpenMP), so one source
+ * serves every execution backend. */
+#include <stdio.h>
+
+#include "codegen/c_dialect.h"
+#include "codegen/c_printer.h"
+
+static const char k_prelude[] =
+  "#include <math.h>\n"
+  "#include <stdbool.h>\n"
+  "#include <stddef.h>\n"
+  "#include <stdint.h>\n"
+  "\n"
+  "/* TL_OMP(omp ...): an OpenMP directive where the compiler has OpenMP, else nothing. */\n"
+  "#ifndef TL_OMP\n"
+  "#ifdef _OPENMP\n"
+  "#define TL_OMP(directive) _Pragma(#directive)\n"
+  "#else\n"
+  "#define TL_OMP(directive)\n"
+  "#endif\n"
+  "#endif\n";
+
+/* float16 and bfloat16: narrowing from double rounds once, to nearest with ties to
+ * even (overflow to infinity, subnormals kept, NaN quieted with its payload's leading
+ * bits); widening is exact. */
+static const char k_fp16[] =
+  "$F uint16_t tl_f16_from_f64(double x) {\n"
+  "  union { double d; uint64_t u; } v = {x};\n"
+  "  uint16_t sign = (uint16_t)((v.u >> 48) & 0x8000u);\n"
+  "  int e = (int)((v.u >> 52) & 0x7ff);\n"
+  "  uint64_t m = v.u & 0xfffffffffffffull;\n"
+  "  if (e == 0x7ff) return (uint16_t)(sign | 0x7c00u | (m ? 0x200u | (uint16_t)(m >> 42) : 0u));\n"
+  "  if (e == 0) return sign;\n"
+  "  int E = e - 1023 + 15, shift = 42;\n"
+  "  if (E >= 31) return (uint16_t)(sign | 0x7c00u);\n"
+  "  if (E < 1) shift += 1 - E;\n"
+  "  if (shift > 53) return sign;\n"
+  "  uint64_t sig = m | (1ull << 52), q = sig >> shift, rem = sig & ((1ull << shift) - 1), half = 1ull << (shift - 1);\n"
+  "  if (rem > half || (rem == half && (q & 1))) q++;\n"
+  "  if (E < 1) return (uint16_t)(sign | q);\n"
+  "  return (uint16_t)(sign | (((uint64_t)(E - 1) << 10) + q));\n"
+  "}\n"
+  "$F float tl_f16_to_f32(uint16_t h) {\n"
+  "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
+  "  union { uint32_t u; float f; } v;\n"
+  "  if (e == 0x1f) v.u = sign | 0x7f800000u | (m ? 0x400000u | (m << 13) : 0u);\n"
+  "  else if (e) v.u = sign | ((e + 112) << 23) | (m << 13);\n"
+  "  else if (!m) v.u = sign;\n"
+  "  else {\n"
+  "    for (e = 113; !(m & 0x400u); e--) m <<= 1;\n"
+  "    v.u = sign | (e << 23) | ((m & 0x3ffu) << 13);\n"
+  "  }\n"
+  "  return v.f;\n"
+  "}\n"
+  "$F float tl_round_f16(double x) { return tl_f16_to_f32(tl_f16_from_f64(x)); }\n"
+  "$F uint16_t tl_bf16_from_f64(double x) {\n"
+  "  union { double d; uint64_t u; } v = {x};\n"
+  "  uint16_t sign = (uint16_t)((v.u >> 48) & 0x8000u);\n"
+  "  int e = (int)((v.u >> 52) & 0x7ff);\n"
+  "  uint64_t m = v.u & 0xfffffffffffffull;\n"
+  "  if (e == 0x7ff) return (uint16_t)(sign | 0x7f80u | (m ? 0x40u | (uint16_t)(m >> 45) : 0u));\n"
+  "  if (e == 0) return sign;\n"
+  "  int E = e - 1023 + 127, shift = 45;\n"
+  "  if (E >= 255) return (uint16_t)(sign | 0x7f80u);\n"
+  "  if (E < 1) shift += 1 - E;\n"
+  "  if (shift > 53) return sign;\n"
+  "  uint64_t sig = m | (1ull << 52), q = sig >> shift, rem = sig & ((1ull << shift) - 1), half = 1ull << (shift - 1);\n"
+  "  if (rem > half || (rem == half && (q & 1))) q++;\n"
+  "  if (E < 1) return (uint16_t)(sign | q);\n"
+  "  return (uint16_t)(sign | (((uint64_t)(E - 1) << 7) + q));\n"
+  "}\n"
+  "$F float tl_bf16_to_f32(uint16_t h) {\n"
+  "  union { uint32_t u; float f; } v = {(uint32_t)h << 16};\n"
+  "  if ((h & 0x7f80u) == 0x7f80u && (h & 0x7fu)) v.u |= 0x400000u;\n"
+  "  return v.f;\n"
+  "}\n"
+  "$F float tl_round_bf16(double x) { return tl_bf16_to_f32(tl_bf16_from_f64(x)); }\n";
+
+/* Python's // and % on signed integers (rounding toward negative infinity), and
+ * T.ceildiv. */
+static const char k_intdiv[] =
+  "$F $T tl_floordiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+  "$F $T tl_floormod_$S($T a, $T b) { $T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
+  "$F $T tl_ceildiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q; }\n";
+
+static const char k_minmax[] =
+  "$F $T tl_min_$S($T a, $T b) { return a < b ? a : b; }\n"
+  "$F $T tl_max_$S($T a, $T b) { return a > b ? a : b; }\n";
+
+static const char k_abs[] = "$F $T tl_abs_$S($T a) { return a < 0 ? ($T)-a : a; }\n";
+
+/* Minimum and maximum propagate NaN (as the interpreter's do). */
+static const char k_fminmax[] =
+  "$F $T tl_min_$S($T a, $T b) { return (a < b || a != a) ? a : b; }\n"
+  "$F $T tl_max_$S($T a, $T b) { return (a > b || a != a) ? a : b; }\n";
+
+/* // and % on floats, computed in double as the interpreter does. */
+static const char k_fdiv[] =
+  "$F $T tl_floordiv_$S($T a, $T b) { return ($T)floor((double)a / (double)b); }\n"
+  "$F $T tl_floormod_$S($T a, $T b) { return ($T)((double)a - floor((double)a / (double)b) * (double)b); }\n";
+
+static const tl__c_helper k_helpers[] = {
+  {"fp16", false, NULL, k_fp16},
+  {"intdiv", true, NULL, k_intdiv},
+  {"minmax", true, NULL, k_minmax},
+  {"abs", true, NULL, k_abs},
+  {"fminmax", true, NULL, k_fminmax},
+  {"fdiv", true, NULL, k_fdiv},
+  {NULL, false, NULL, NULL},
+};
+
+static const tl__c_math k_math[] = {
+  {TL_OP_EXP, "expf(%0)", "exp(%0)", NULL},
+  {TL_OP_EXP2, "exp2f(%0)", "exp2(%0)", NULL},
+  {TL_OP_LOG, "logf(%0)", "log(%0)", NULL},
+  {TL_OP_LOG2, "log2f(%0)", "log2(%0)", NULL},
+  {TL_OP_SQRT, "sqrtf(%0)", "sqrt(%0)", NULL},
+  {TL_OP_RSQRT, "(1.0f / sqrtf(%0))", "(1.0 / sqrt(%0))", NULL},
+  {TL_OP_TANH, "tanhf(%0)", "tanh(%0)", NULL},
+  {TL_OP_SIGMOID, "(1.0f / (1.0f + expf(-(%0))))", "(1.0 / (1.0 + exp(-(%0))))", NULL},
+  {TL_OP_POW, "powf(%0, %1)", "pow(%0, %1)", NULL},
+  {TL_OP_FMA, "fmaf(%0, %1, %2)", "fma(%0, %1, %2)", NULL},
+  {TL_OP_FLOOR, "floorf(%0)", "floor(%0)", NULL},
+  {TL_OP_CEIL, "ceilf(%0)", "ceil(%0)", NULL},
+  {TL_OP_ROUND, "roundf(%0)", "round(%0)", NULL}, /* half away from zero, as CUDA's round() */
+  {TL_OP_TRUNC, "truncf(%0)", "trunc(%0)", NULL},
+  {TL_OP_SIN, "sinf(%0)", "sin(%0)", NULL},
+  {TL_OP_COS, "cosf(%0)", "cos(%0)", NULL},
+  {TL_OP_ABS, "fabsf(%0)", "fabs(%0)", NULL},
+  {TL_OP__COUNT, NULL, NULL, NULL},
+};
+
+/* Blocks of one kernel run in parallel under OpenMP: element updates that must be
+ * atomic are `omp atomic` (a read-modify-write of a 16-bit float, which omp atomic
+ * cannot express, is an `omp critical` section). */
+static void c_atomic_add(tl__cgen *g, const char *dst, const char *value, tl_dtype t) {
+  const tl__c_half_type *h = tl__cgen_half_type(g, t);
+  if (h) {
+    tl__cgen_line(g, "TL_OMP(omp critical)");
+    tl__cgen_line(g, "%s = %s((double)%s(%s) + (double)(%s));", dst, h->narrow, h->widen, dst, value);
+    return;
+  }
+  tl__cgen_line(g, "TL_OMP(omp atomic)");
+  tl__cgen_line(g, "%s += %s;", dst, value);
+}
+
+/* A single block runs on the calling thread: forking a team for it costs more
+ * than the work (tens of microseconds). */
+static const char *c_parallel_for(int collapse, const char *run_parallel, char *buf, size_t cap) {
+  char clause[32] = "";
+  if (collapse > 1) snprintf(clause, sizeof clause, " collapse(%d)", collapse);
+  int n = run_parallel ? snprintf(buf, cap, "TL_OMP(omp parallel for%s if(%s))", clause, run_parallel) : -1;
+  if (n < 0 || (size_t)n >= cap) snprintf(buf, cap, "TL_OMP(omp parallel for%s)", clause); /* too long: always */
+  return buf;
+}
+
+const tl__c_dialect tl__c_dialect_c = {
+  .name = "c",
+  .t_bool = "bool", .t_i8 = "int8_t", .t_i16 = "int16_t", .t_i32 = "int32_t", .t_i64 = "int64_t",
+  .t_u8 = "uint8_t", .t_u16 = "uint16_t", .t_u32 = "uint32_t", .t_u64 = "uint64_t",
+  .t_f32 = "float", .t_f64 = "double", .t_handle = "void *",
+  .f16 = {"uint16_t", "float", "tl_f16_to_f32", "tl_f16_from_f64", "tl_round_f16", "fp16"},
+  .bf16 = {"uint16_t", "float", "tl_bf16_to_f32", "tl_bf16_from_f64", "tl_round_bf16", "fp16"},
+  .restrict_kw = "restrict",
+  .global_space = "",
+  .shared_space = "",
+  .kernel_prefix = "static",
+  .helper_prefix = "static inline",
+  .thread_tags = NULL,
+  .barrier = NULL,
+  .math = k_math,
+  .vector_type = NULL,
+  .atomic_add = c_atomic_add,
+  .parallel_for = c_parallel_for,
+  .unroll_pragma = NULL,
+  .helpers = k_helpers,
+  .prelude = k_prelude,
+};

@@ -1,0 +1,362 @@
+/* The `native` execution backend: the system C compiler and dlopen.
+ *
+ * build writes device and host code as one translation unit `kernel.c` and runs
+ * `$CC` (else `cc`; words split on blanks, no shell) with
+ * `-O3 -march=native -fPIC -shared -fwrapv -ffp-contract=off [-fopenmp]` into
+ * `kernel.so`; load dlopens it
+ * (RTLD_LOCAL | RTLD_NOW) and looks up the host entry. The compiler is examined once
+ * per process: its `--version` first line and the flags are the identity that keys
+ * the kernel cache, and a small probe decides whether it has OpenMP (generated code
+ * uses OpenMP only through TL_OMP, which expands to nothing without it). */
+#include "runtime/exec_impls.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/env.h"
+#include "base/error.h"
+#include "base/str.h"
+#include "runtime/files.h"
+#include "runtime/spawn.h"
+
+/* What is known about the compiler, found once (a failure to allocate is retried). */
+typedef struct compiler {
+  bool done;
+  bool available;
+  char *reason;   /* why not available */
+  char **argv;    /* $CC split into words, NULL-terminated */
+  char *version;  /* the first line of `$CC --version` */
+  bool openmp;    /* valid once identity is set */
+  char *identity; /* "<version>|<flags>", made on first use */
+} compiler;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static compiler g_cc;
+
+/* -fwrapv and -ffp-contract=off keep lowered code's meaning (docs/lowering.md):
+ * integer arithmetic wraps, and one IR operation is one rounding (no FMA fusion),
+ * so compiled kernels give the interpreter's results bit for bit. */
+static const char *const k_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fwrapv", "-ffp-contract=off", NULL};
+
+static void free_argv(char **argv) {
+  for (size_t i = 0; argv && argv[i]; i++) tl__free(argv[i]);
+  tl__free(argv);
+}
+
+/* $CC (or "cc") split on blanks. */
+static tl_status split_cc(char ***out) {
+  const char *cc = tl__env("CC");
+  if (!cc || !*cc) cc = "cc";
+  size_t cap = 8, n = 0;
+  char **argv = tl__calloc(cap, sizeof *argv);
+  if (!argv) return tl__oom();
+  for (const char *p = cc; *p;) {
+    while (*p && isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    const char *w = p;
+    while (*p && !isspace((unsigned char)*p)) p++;
+    if (n + 2 > cap) {
+      char **grown = tl__realloc(argv, 2 * cap * sizeof *argv);
+      if (!grown) {
+        free_argv(argv);
+        return tl__oom();
+      }
+      argv = grown;
+      cap *= 2;
+    }
+    argv[n] = tl__strndup(w, (size_t)(p - w));
+    argv[++n] = NULL;
+    if (!argv[n - 1]) {
+      free_argv(argv);
+      return tl__oom();
+    }
+  }
+  if (n == 0) {
+    tl__free(argv);
+    return tl__error(TL_EUNAVAILABLE, "CC is blank");
+  }
+  *out = argv;
+  return TL_OK;
+}
+
+/* argv of the compiler followed by the NULL-terminated `extra`; a fresh array of
+ * borrowed strings (tl__free the array only). */
+static char **compose(char **cc, const char *const *extra) {
+  size_t n = 0, m = 0;
+  while (cc[n]) n++;
+  while (extra[m]) m++;
+  char **argv = tl__calloc(n + m + 1, sizeof *argv);
+  if (!argv) {
+    tl__oom();
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) argv[i] = cc[i];
+  for (size_t i = 0; i < m; i++) argv[n + i] = (char *)extra[i];
+  return argv;
+}
+
+/* Runs the compiler with extra arguments; TL_OK only if it exited with 0. */
+static tl_status run_cc(char **cc, const char *const *extra, char **output, int *status) {
+  char **argv = compose(cc, extra);
+  if (!argv) return TL_ENOMEM;
+  tl_status s = tl__spawn_capture(argv, output, status);
+  tl__free(argv);
+  return s;
+}
+
+/* Whether `cc -fopenmp` builds a shared object with a parallel loop. */
+static bool probe_openmp(char **cc) {
+  const char *tmp = tl__env("TMPDIR");
+  char *dir = tl__format("%s/tl-openmp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!dir) return false;
+  bool ok = false;
+  if (mkdtemp(dir)) {
+    char *src = tl__path_join(dir, "probe.c"), *so = tl__path_join(dir, "probe.so");
+    static const char text[] =
+      "int tl_probe(int n) {\n  int s = 0;\n#pragma omp parallel for reduction(+ : s)\n"
+      "  for (int i = 0; i < n; ++i) s += i;\n  return s;\n}\n";
+    if (src && so && tl__write_file(src, text, sizeof text - 1) == TL_OK) {
+      const char *extra[] = {"-fPIC", "-shared", "-fopenmp", "-o", so, src, NULL};
+      char *out = NULL;
+      int status = -1;
+      ok = run_cc(cc, extra, &out, &status) == TL_OK && status == 0;
+      tl__free(out);
+    }
+    if (src) unlink(src);
+    if (so) unlink(so);
+    rmdir(dir);
+    tl__free(src);
+    tl__free(so);
+  }
+  tl__free(dir);
+  tl__error_clear();
+  return ok;
+}
+
+/* Records that there is no usable compiler (reason: a fresh string, or NULL after a
+ * failed allocation, in which case detection is tried again next time). */
+static void set_unavailable(char *reason) {
+  g_cc.available = false;
+  g_cc.reason = reason;
+  g_cc.done = reason != NULL;
+}
+
+/* Examines the compiler (once). Caller holds g_lock. */
+static tl_status detect_locked(void) {
+  if (g_cc.done) return TL_OK;
+  char **cc = NULL;
+  tl_status s = split_cc(&cc);
+  if (s == TL_ENOMEM) return s;
+  if (s != TL_OK) {
+    set_unavailable(tl__format("no C compiler: %s", tl_last_error()));
+    return g_cc.done ? TL_OK : TL_ENOMEM;
+  }
+  const char *version_arg[] = {"--version", NULL};
+  char *out = NULL;
+  int status = -1;
+  s = run_cc(cc, version_arg, &out, &status);
+  if (s == TL_ENOMEM) {
+    free_argv(cc);
+    return s;
+  }
+  if (s != TL_OK || status != 0) {
+    set_unavailable(tl__format("no C compiler found (CC='%s'): %s", cc[0],
+                               s != TL_OK ? tl_last_error() : "`--version` failed"));
+    tl__free(out);
+    free_argv(cc);
+    return g_cc.done ? TL_OK : TL_ENOMEM;
+  }
+  size_t line = strcspn(out, "\r\n");
+  out[line] = '\0';
+  g_cc.version = out;
+  g_cc.argv = cc;
+  g_cc.available = true;
+  g_cc.done = true;
+  return TL_OK;
+}
+
+/* Probes OpenMP (once, on the first build: it compiles a small library) and makes
+ * the identity. Caller holds g_lock; the compiler is available. */
+static tl_status finish_locked(void) {
+  if (g_cc.identity) return TL_OK;
+  bool openmp = probe_openmp(g_cc.argv);
+  tl__sb id = TL__SB_INIT;
+  tl__sb_append(&id, g_cc.version);
+  tl__sb_putc(&id, '|');
+  for (size_t i = 0; k_flags[i]; i++) tl__sb_appendf(&id, "%s%s", i ? " " : "", k_flags[i]);
+  if (openmp) tl__sb_append(&id, " -fopenmp");
+  char *identity = tl__sb_finish(&id);
+  if (!identity) return TL_ENOMEM;
+  g_cc.openmp = openmp;
+  g_cc.identity = identity;
+  return TL_OK;
+}
+
+/* The examined compiler (with its identity and OpenMP support when `full`), or
+ * TL_EUNAVAILABLE with the reason. */
+static tl_status get_compiler_ex(bool full, const compiler **out) {
+  pthread_mutex_lock(&g_lock);
+  tl_status s = detect_locked();
+  if (s == TL_OK && full && g_cc.available) s = finish_locked();
+  pthread_mutex_unlock(&g_lock);
+  if (s != TL_OK) return s;
+  if (!g_cc.available) return tl__error(TL_EUNAVAILABLE, "%s", g_cc.reason);
+  *out = &g_cc;
+  return TL_OK;
+}
+
+static tl_status get_compiler(const compiler **out) { return get_compiler_ex(true, out); }
+
+bool tl__native_available(void) {
+  const compiler *cc;
+  return get_compiler_ex(false, &cc) == TL_OK;
+}
+
+const char *tl__native_unavailable_reason(void) {
+  const compiler *cc;
+  if (get_compiler_ex(false, &cc) == TL_OK) return NULL;
+  return g_cc.done ? g_cc.reason : "out of memory while looking for a C compiler";
+}
+
+bool tl__native_has_openmp(void) {
+  const compiler *cc;
+  return get_compiler(&cc) == TL_OK && cc->openmp;
+}
+
+static const char *native_identity(const tl__build_request *req) {
+  (void)req;
+  const compiler *cc;
+  return get_compiler(&cc) == TL_OK ? cc->identity : NULL;
+}
+
+/* ------------------------------------------------------------------- build */
+
+/* Writes device + host code as one translation unit. */
+tl_status tl__write_translation_unit(const tl__build_request *req, const char *path) {
+  const char *device = req->device ? tl_artifact_source(req->device) : "";
+  const char *host = req->host ? tl_artifact_source(req->host) : "";
+  const char *parts[] = {device, *device && *host ? "\n" : "", host, NULL};
+  return tl__write_file_parts(path, parts);
+}
+
+static tl_status native_build(const tl__build_request *req, const char *dir) {
+  const compiler *cc;
+  TL__TRY(get_compiler(&cc));
+  if (!req->host)
+    return tl__error(TL_EINVAL, "execution backend 'native' needs host code (the backend's spec must enable host codegen)");
+  char *src = tl__path_join(dir, "kernel.c"), *so = tl__path_join(dir, "kernel.so");
+  tl_status s = src && so ? tl__write_translation_unit(req, src) : TL_ENOMEM;
+  if (s == TL_OK) {
+    const char *extra[sizeof k_flags / sizeof k_flags[0] + 6]; /* flags, -fopenmp -o so src -lm NULL */
+    size_t n = 0;
+    for (size_t i = 0; k_flags[i]; i++) extra[n++] = k_flags[i];
+    if (cc->openmp) extra[n++] = "-fopenmp";
+    extra[n++] = "-o";
+    extra[n++] = so;
+    extra[n++] = src;
+    extra[n++] = "-lm";
+    extra[n] = NULL;
+    char *out = NULL;
+    int status = -1;
+    s = run_cc(cc->argv, extra, &out, &status);
+    if (s == TL_OK && status != 0) {
+      size_t n = out ? strlen(out) : 0;
+      while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r')) out[--n] = '\0';
+      s = tl__error(TL_ECOMPILE, "C compiler '%s' failed (exit status %d) on %s:\n%s", cc->argv[0], status, src,
+                    out ? out : "");
+    }
+    tl__free(out);
+  }
+  tl__free(src);
+  tl__free(so);
+  return s;
+}
+
+/* -------------------------------------------------------------------- load */
+
+/* A generated host entry (docs/lowering.md): tl_value and TLValue share a layout. */
+typedef int32_t (*host_entry_fn)(const tl_value *args, int32_t nargs, void *stream, char *err, size_t errcap);
+
+typedef struct native_state {
+  void *handle;
+  host_entry_fn entry;
+} native_state;
+
+tl_status tl__host_entry_result(int32_t rc, const char *err) {
+  if (rc == 0) return TL_OK;
+  tl_status s = rc > 0 && rc <= TL_EINTERNAL ? (tl_status)rc : TL_EINVAL;
+  return tl__error(s, "%s", err[0] ? err : "the host entry failed without a message");
+}
+
+static tl_status native_call(void *state, const tl_value *args, int nargs, void *stream) {
+  native_state *st = state;
+  char err[1024];
+  err[0] = '\0';
+  int32_t rc = st->entry(args, nargs, stream, err, sizeof err);
+  return tl__host_entry_result(rc, err);
+}
+
+static void native_destroy(void *state) {
+  native_state *st = state;
+  if (!st) return;
+  dlclose(st->handle);
+  tl__free(st);
+}
+
+/* A library built with -fopenmp pulls in the OpenMP runtime, whose worker threads
+ * outlive any one kernel: unloading the runtime with the last kernel that used it
+ * would pull code from under them. Mark it never to be unloaded. */
+static void pin_openmp_runtime(void) {
+  static const char *const names[] = {"libgomp.so.1", "libomp.so.5", "libomp.so", "libiomp5.so", NULL};
+  for (size_t i = 0; names[i]; i++) {
+    void *h = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    if (h) dlclose(h);
+  }
+}
+
+static tl_status native_load(const tl__build_request *req, const char *dir, tl__loaded *out) {
+  const char *entry = req->table ? req->table->entry : req->func_name;
+  if (!entry) return tl__error(TL_EINVAL, "native: no host entry name");
+  char *so = tl__path_join(dir, "kernel.so");
+  if (!so) return TL_ENOMEM;
+  void *h = dlopen(so, RTLD_LOCAL | RTLD_NOW);
+  if (!h) {
+    tl_status s = tl__error(TL_EIO, "cannot load '%s': %s", so, dlerror());
+    tl__free(so);
+    return s;
+  }
+  pin_openmp_runtime();
+  host_entry_fn fn = (host_entry_fn)dlsym(h, entry);
+  if (!fn) {
+    tl_status s = tl__error(TL_EINTERNAL, "'%s' has no host entry '%s'", so, entry);
+    dlclose(h);
+    tl__free(so);
+    return s;
+  }
+  tl__free(so);
+  native_state *st = tl__calloc(1, sizeof *st);
+  if (!st) {
+    dlclose(h);
+    return tl__oom();
+  }
+  st->handle = h;
+  st->entry = fn;
+  *out = (tl__loaded){st, native_call, native_destroy};
+  return TL_OK;
+}
+
+static const char *const k_files[] = {"kernel.c", "kernel.so", NULL};
+
+const tl__exec_impl tl__exec_native = {
+  .name = "native",
+  .files = k_files,
+  .identity = native_identity,
+  .build = native_build,
+  .load = native_load,
+};
