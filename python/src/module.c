@@ -27,7 +27,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
   if (tlpy_errors_init(m) < 0 || tlpy_target_init(m) < 0 || tlpy_ir_init(m) < 0 || tlpy_cfunc_init(m) < 0 ||
-      tlpy_descriptors_init(m) < 0 || tlpy_registry_init(m) < 0 || tlpy_context_init(m) < 0) {
+      tlpy_descriptors_init(m) < 0 || tlpy_registry_init(m) < 0 || tlpy_context_init(m) < 0 ||
+      tlpy_kernel_init(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

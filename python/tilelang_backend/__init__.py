@@ -4,7 +4,7 @@ tilelang-backend C library.
 Submodules mirror the seed API: ``module`` (BackendModule, BackendContext,
 register_backend, get_backend, list_backends, create_backend_context),
 ``device_codegen``, ``host_codegen``, plus ``Target``, ``ExecutionBackendSpec``,
-``PassPipeline`` and ``compile``. Every rule is checked by the C library through the
+``PassPipeline`` and ``compile`` (a callable ``Kernel``). Every rule is checked by the C library through the
 ``_C`` extension; errors are ``TileLangError`` (a ``ValueError``) with its message.
 """
 
@@ -17,6 +17,7 @@ from .target import Target, determine_target
 from . import device_codegen, host_codegen, module, ffi
 from .device_codegen import DeviceCodegen
 from .host_codegen import HostCodegen, HostCodegenHook
+from .kernel import Kernel, compile
 from .module import (
     BackendContext,
     BackendModule,
@@ -48,9 +49,11 @@ __all__ = [
     "HostCodegen",
     "HostCodegenHook",
     "IRModule",
+    "Kernel",
     "PassPipeline",
     "Target",
     "TileLangError",
+    "compile",
     "create_backend_context",
     "determine_target",
     "device_codegen",
