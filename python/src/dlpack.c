@@ -34,9 +34,16 @@ static PyObject *s_dlpack, *s_data_ptr, *s_stride, *s_shape, *s_dtype, *s_get_de
 
 static int torch_ready(void) {
   if (g_torch_tensor) return 1;
-  PyObject *modules = PyImport_GetModuleDict();
-  PyObject *torch = PyDict_GetItemString(modules, "torch"); /* borrowed; never imported here */
-  if (!torch) return 0;
+  static PyObject *key;
+  if (!key && !(key = PyUnicode_InternFromString("torch"))) {
+    PyErr_Clear();
+    return 0;
+  }
+  PyObject *torch = PyDict_GetItemWithError(PyImport_GetModuleDict(), key); /* borrowed; never imported here */
+  if (!torch) {
+    PyErr_Clear();
+    return 0;
+  }
   PyObject *tensor = PyObject_GetAttrString(torch, "Tensor");
   PyObject *map = tensor ? PyDict_New() : NULL;
   static const struct {
