@@ -164,3 +164,16 @@ def test_python_registered_backend_visible_from_c():
     assert tb.device_codegen.resolve_device_codegen(t) == bm.device_codegens["vulkan"]
     assert tb.create_backend_context(t).module is bm
     assert tb.ffi.call_global_func(cb) == "from python"
+
+
+def test_built_in_backends_are_visible():
+    # The library's compiled-in backends are registered from C on first use.
+    cpu = tb.get_backend("cpu")
+    assert cpu is tb.list_backends()["cpu"]
+    assert cpu.target_kinds == ("c",)
+    assert isinstance(cpu.pipelines["c"].body, tb.CFunction)
+    assert cpu.allowed_execution_backends("c")[0] == "native"
+    ctx = tb.create_backend_context("c")
+    assert ctx.module is cpu and ctx.name == "cpu"
+    assert ctx.execution_backend in cpu.execution_backends
+    assert tb.register_backend(cpu) is cpu
