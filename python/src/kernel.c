@@ -218,6 +218,7 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
       return PyErr_NoMemory();
     }
   }
+  for (size_t i = 0; i < total; i++) tensors[i].keep = NULL; /* released below whatever happened */
   PyObject *result = NULL;
   size_t nouts = 0, converted = 0;
   PyObject *first_tensor = NULL;
@@ -282,8 +283,7 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
     for (size_t i = 0; result && i < nouts; i++) PyTuple_SET_ITEM(result, (Py_ssize_t)i, Py_NewRef(outs[i]));
   }
 out:
-  for (size_t i = 0; i < converted; i++)
-    if (!allocate || given[i] || k->table->params[i].is_output) tlpy_tensor_release(&tensors[i]);
+  for (size_t i = 0; i < total; i++) tlpy_tensor_release(&tensors[i]);
   for (size_t i = 0; i < nouts; i++) Py_DECREF(outs[i]);
   if (values != vstack) {
     PyMem_Free(values);
