@@ -24,9 +24,12 @@ void tlpy_clear_pending(void) {
   }
 }
 
-/* The raised exception, normalized, with its traceback attached (PyErr_GetRaisedException
- * is 3.12+). */
+/* The raised exception (normalized, with its traceback attached), taken out of the
+ * error indicator; NULL if none. */
 static PyObject *fetch_exception(void) {
+#if PY_VERSION_HEX >= 0x030C0000
+  return PyErr_GetRaisedException();
+#else
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
   if (!type) return NULL;
@@ -35,6 +38,7 @@ static PyObject *fetch_exception(void) {
   Py_XDECREF(type);
   Py_XDECREF(tb);
   return value;
+#endif
 }
 
 static void keep_pending(PyObject *exc, int deferred) {

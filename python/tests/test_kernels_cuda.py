@@ -16,8 +16,13 @@ else:
     torch = None
     HAVE_CUDA = False
 
+HAVE_CUDA_BACKEND = any("cuda" in b.target_kinds for b in tb.list_backends().values())
+
 # Each test is collected and skipped (rather than the module), so pytest reports them.
-pytestmark = pytest.mark.skipif(not HAVE_CUDA, reason="needs torch with a CUDA device (the GPU machine)")
+pytestmark = [
+    pytest.mark.skipif(not HAVE_CUDA, reason="needs torch with a CUDA device (the GPU machine)"),
+    pytest.mark.skipif(not HAVE_CUDA_BACKEND, reason="the library has no backend for target kind cuda"),
+]
 
 ROOT = os.environ.get("TLPY_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLES = os.path.join(ROOT, "examples")
