@@ -102,11 +102,13 @@ def raw_launch_ns(kernel, tensors, scalars_by_sym, iters, reps, sync, stream, ar
         if arg["kind"] == "tensor":
             blob += ctypes.c_uint64(tensors[arg["index"]].data_ptr()).value.to_bytes(8, "little")
             sizes.append(8)
-        else:
-            value = syms[arg["index"]] if arg["kind"] == "sym" else scalars_by_sym[arg["index"]]
+        elif arg["kind"] == "sym":
+            value = syms[arg["index"]]
             size = 8 if arg["dtype"].endswith("64") else 4
             blob += int(value).to_bytes(size, "little", signed=True)
             sizes.append(size)
+        else:
+            raise RuntimeError("raw launch: kernels with scalar parameters are not supported here")
     lib = build_raw_helper()
     src = kernel.device_source.encode()
     csizes = (ctypes.c_int * len(sizes))(*sizes)
