@@ -1,14 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-# Areas: target, ir, parse_errors, codegen_examples. An area is a regen_<area>
-# function below; add yours next to it.
+# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered. An area is a
+# regen_<area> function below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-AREAS="target ir parse_errors codegen_examples"
+AREAS="target ir parse_errors codegen_examples gpu_lowered"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -75,6 +75,15 @@ regen_codegen_examples() {
     tlc source "examples/$ex.py" --target c --execution-backend native --host >"$d/$ex.host.c"
   done
   echo "regenerated $d/{vector_add,gemm}.{device,host}.c"
+}
+
+# tests/golden/gpu_lowered/<example>.txt: examples lowered by the shared GPU
+# passes for {"kind":"cuda","arch":"sm_90"}, printed (test_gpu_lower writes them).
+regen_gpu_lowered() {
+  cmake --build "$BUILD" --target test_gpu_lower >/dev/null
+  mkdir -p tests/golden/gpu_lowered
+  TL_REGEN_GOLDEN=1 "$BUILD/bin/test_gpu_lower" >/dev/null 2>&1 || echo "regen-golden: test_gpu_lower failed (the files were still written)" >&2
+  echo "regenerated tests/golden/gpu_lowered ($(ls tests/golden/gpu_lowered | wc -l) files)"
 }
 
 ensure_built

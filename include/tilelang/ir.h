@@ -175,7 +175,8 @@ typedef enum tl_ir_op {
   TL_OP_ATOMIC_ADD, TL_OP_CUMSUM,
   /* lowered builtins (added by passes; documented where created) */
   TL_OP_ATOMIC_ADD_ELEM, /* (R dst of extent 1 in every dim, E value): one element, atomically */
-  TL_OP_WARP_SHFL_XOR,   /* (E value, E lane_mask, I width): __shfl_xor_sync over the full warp */
+  TL_OP_WARP_SHFL_XOR,   /* (E value, E lane_mask, I width): __shfl_xor_sync over the full warp; width a
+                          * power of two from 1 to 64 (the target's warp size at most) */
   /* Argument metadata of a host entry (made by make_packed_api; only in
    * TL_CALLCONV_PACKED functions). `i` is the argument's position and `d` a
    * dimension, both int32 constants. They read the caller's tl_value array
@@ -200,6 +201,8 @@ typedef enum tl_ir_op {
   TL_OP_ARG_DATA_IS_NULL,    /* (I i)    bool: data == NULL */
   TL_OP_ARG_INT,             /* (I i)    int64: an INT scalar's value, a BOOL's as 0 or 1 */
   TL_OP_ARG_FLOAT,           /* (I i)    float64: a FLOAT scalar's value, an INT's or BOOL's converted */
+  TL_OP_ARG_DATA_ALIGNED,    /* (I i, I bytes) bool: the tensor's data address (data + byte_offset) is a
+                              * multiple of `bytes`, a power of two (GPU kernels with vector accesses) */
   TL_OP__COUNT
 } tl_ir_op;
 

@@ -60,6 +60,8 @@ typedef struct tl_host_param {
   uint32_t ndim;
   const tl_host_dim *dims;  /* ndim entries */
   bool is_output;           /* made by T.empty (jit style) */
+  uint32_t data_alignment;  /* tensors: bytes `data + byte_offset` must be a multiple of
+                             * (the device code uses vector accesses); 0: no requirement */
 } tl_host_param;
 
 /* Where a symbolic dim's value comes from: the first parameter dimension that uses
@@ -111,7 +113,7 @@ TL_API void tl_kernel_table_free(tl_kernel_table *t);
 
 /* Checks call arguments against the table's parameters (count, tensor/scalar kind,
  * dtype, ndim, constant dims, consistent symbolic dims, device type, non-NULL data,
- * compact strides) and binds the symbolic dims into syms (nsyms entries). TL_EINVAL
+ * data alignment, compact strides) and binds the symbolic dims into syms (nsyms entries). TL_EINVAL
  * naming the first offending parameter. Thread-safe. */
 TL_API tl_status tl_kernel_table_bind_args(const tl_kernel_table *t, const tl_value *args, int nargs,
                                            int32_t device_type, int64_t *syms);

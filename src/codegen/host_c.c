@@ -245,11 +245,12 @@ static bool const_arg(tl__cgen *g, const tl_ir_expr *e, uint32_t k, int64_t *out
 
 static bool host_call(tl__cgen *g, const tl_ir_expr *e, int prec) {
   tl_ir_op op = e->u.call.op;
-  if (op < TL_OP_ARG_NUM || op > TL_OP_ARG_FLOAT) return false;
+  if (op < TL_OP_ARG_NUM || op > TL_OP_ARG_DATA_ALIGNED) return false;
   host_ctx *c = g->ext;
   int64_t i = 0, d = 0;
   if (op != TL_OP_ARG_NUM && !const_arg(g, e, 0, &i)) return true;
-  if ((op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE) && !const_arg(g, e, 1, &d)) return true;
+  if ((op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE || op == TL_OP_ARG_DATA_ALIGNED) && !const_arg(g, e, 1, &d))
+    return true;
   if (op != TL_OP_ARG_NUM && (uint64_t)i >= c->f->nparams) {
     tl__cgen_error(g, TL_EINVAL, "%s(%lld): the entry has %u parameters", tl_ir_op_name(op), (long long)i,
                    c->f->nparams);
@@ -274,6 +275,11 @@ static bool host_call(tl__cgen *g, const tl_ir_expr *e, int prec) {
     break;
   case TL_OP_ARG_INT: tl__cgen_write(g, "tl_arg_int(&args[%lld])", (long long)i); break;
   case TL_OP_ARG_FLOAT: tl__cgen_write(g, "tl_arg_float(&args[%lld])", (long long)i); break;
+  case TL_OP_ARG_DATA_ALIGNED:
+    /* data + byte_offset a multiple of d (GPU kernels with vector accesses) */
+    tl__cgen_write(g, "(((uintptr_t)args[%lld].v.tensor->data + args[%lld].v.tensor->byte_offset) %% %lldu == 0)",
+                   (long long)i, (long long)i, (long long)d);
+    break;
   default: return false;
   }
   return true;

@@ -147,6 +147,7 @@ static const char *const k_ops[TL_OP__COUNT] = {
     [TL_OP_ARG_DATA_IS_NULL] = "T.arg_data_is_null",
     [TL_OP_ARG_INT] = "T.arg_int",
     [TL_OP_ARG_FLOAT] = "T.arg_float",
+    [TL_OP_ARG_DATA_ALIGNED] = "T.arg_data_aligned",
 };
 
 const char *tl_ir_op_name(tl_ir_op op) {

@@ -18,12 +18,12 @@ static bool is_numeric(tl_dtype t) { return tl_dtype_is_int(t) || tl_dtype_is_fl
 
 /* The host entry's argument builtins: (), (I i) or (I i, I d) with non-negative int32
  * constants; a fixed result type; only in TL_CALLCONV_PACKED functions. */
-static bool is_arg_op(tl_ir_op op) { return op >= TL_OP_ARG_NUM && op <= TL_OP_ARG_FLOAT; }
+static bool is_arg_op(tl_ir_op op) { return op >= TL_OP_ARG_NUM && op <= TL_OP_ARG_DATA_ALIGNED; }
 
 static tl_status verify_arg_op(const tl__vctx *c, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   const char *name = tl_ir_op_name(op);
-  uint32_t want = op == TL_OP_ARG_NUM ? 0 : op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE ? 2 : 1;
+  uint32_t want = op == TL_OP_ARG_NUM ? 0 : op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE || op == TL_OP_ARG_DATA_ALIGNED ? 2 : 1;
   tl_dtype type;
   switch (op) {
   case TL_OP_ARG_SHAPE:
@@ -31,7 +31,8 @@ static tl_status verify_arg_op(const tl__vctx *c, const tl_ir_expr *e) {
   case TL_OP_ARG_INT: type = TL_DT_INT64; break;
   case TL_OP_ARG_FLOAT: type = TL_DT_FLOAT64; break;
   case TL_OP_ARG_STRIDES_COMPACT:
-  case TL_OP_ARG_DATA_IS_NULL: type = TL_DT_BOOL; break;
+  case TL_OP_ARG_DATA_IS_NULL:
+  case TL_OP_ARG_DATA_ALIGNED: type = TL_DT_BOOL; break;
   default: type = TL_DT_INT32; break;
   }
   if (c->f && c->f->callconv != TL_CALLCONV_PACKED)
@@ -44,6 +45,11 @@ static tl_status verify_arg_op(const tl__vctx *c, const tl_ir_expr *e) {
   }
   if (!tl_dtype_eq(e->dtype, type))
     return tl__verr(c, e->span, "%s yields %s, but the node says %s", name, tl__dtn(type).s, tl__dtn(e->dtype).s);
+  if (op == TL_OP_ARG_DATA_ALIGNED) {
+    int64_t b = e->u.call.args[1]->u.int_value;
+    if (b < 1 || (b & (b - 1)) != 0)
+      return tl__verr(c, e->u.call.args[1]->span, "%s: the alignment must be a power of two, not %lld", name, (long long)b);
+  }
   return TL_OK;
 }
 
@@ -75,8 +81,9 @@ tl_status tl__verify_value_call(const tl__vctx *c, const tl_ir_expr *e) {
     if (!is_numeric(t)) return tl__verr(c, e->span, "%s needs a number, not %s", name, tl__dtn(t).s);
     if (!tl_dtype_is_int(a[1]->dtype))
       return tl__verr(c, e->span, "%s: the lane mask must be an integer, not %s", name, tl__dtn(a[1]->dtype).s);
-    if (a[2]->kind != TL_EXPR_INT || a[2]->u.int_value < 1 || a[2]->u.int_value > 32)
-      return tl__verr(c, e->span, "%s: the width must be an integer constant from 1 to 32", name);
+    if (a[2]->kind != TL_EXPR_INT || a[2]->u.int_value < 1 || a[2]->u.int_value > 64 ||
+        (a[2]->u.int_value & (a[2]->u.int_value - 1)) != 0)
+      return tl__verr(c, e->span, "%s: the width must be a power of two from 1 to 64 (a warp or wavefront)", name);
     break;
   default: /* floating-point intrinsics: every argument has the result's type */
     if (!tl_dtype_is_float(t)) return tl__verr(c, e->span, "%s needs a float argument, not %s", name, tl__dtn(t).s);

@@ -3,7 +3,8 @@
  * same order, same messages as make_packed_api's asserts (docs/lowering.md, "The
  * argument checks"): the count; per parameter its kind, dtype, rank, device, data
  * and constant dimensions (tensors) or kind and range (scalars); per parameter its
- * symbolic dimensions; per tensor its strides. Then the symbolic dims are bound. */
+ * symbolic dimensions; per tensor its strides; per tensor its data alignment (where
+ * the device code uses vector accesses). Then the symbolic dims are bound. */
 #include <inttypes.h>
 
 #include <dlpack/dlpack.h>
@@ -148,6 +149,13 @@ tl_status tl_kernel_table_bind_args(const tl_kernel_table *t, const tl_value *ar
   for (uint32_t i = 0; i < t->nparams; i++)
     if (t->params[i].is_tensor && !compact(tensor_of(&args[i])))
       return tl__error(TL_EINVAL, "argument '%s': the tensor must be compact (row-major contiguous)", t->params[i].name);
+  for (uint32_t i = 0; i < t->nparams; i++) {
+    const tl_host_param *p = &t->params[i];
+    const DLTensor *x = p->is_tensor ? tensor_of(&args[i]) : NULL;
+    if (x && p->data_alignment > 1 && ((uintptr_t)x->data + x->byte_offset) % p->data_alignment != 0)
+      return tl__error(TL_EINVAL, "argument '%s': the tensor's data must be aligned to %u bytes (the kernel uses vector accesses)",
+                       p->name, (unsigned)p->data_alignment);
+  }
   for (uint32_t k = 0; k < t->nsyms; k++) syms[k] = sym_value(t, &t->syms[k], args);
   return TL_OK;
 }

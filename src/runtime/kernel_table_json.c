@@ -107,7 +107,9 @@ char *tl_kernel_table_to_json(const tl_kernel_table *t) {
       else
         tl__sb_appendf(&sb, "%" PRId64, p->dims[d].value);
     }
-    tl__sb_appendf(&sb, "],\"output\":%s}", p->is_output ? "true" : "false");
+    tl__sb_appendf(&sb, "],\"output\":%s", p->is_output ? "true" : "false");
+    if (p->data_alignment > 1) tl__sb_appendf(&sb, ",\"align\":%u", (unsigned)p->data_alignment);
+    tl__sb_putc(&sb, '}');
   }
   tl__sb_append(&sb, "],\"syms\":[");
   for (uint32_t i = 0; i < t->nsyms; i++) {
@@ -255,6 +257,12 @@ static tl_status read_param(reader *r, json_t *o, uint32_t i, tl_host_param *p) 
   if (!tensor || !out) return TL_EINVAL;
   p->is_tensor = json_is_true(tensor);
   p->is_output = json_is_true(out);
+  json_t *align = json_object_get(o, "align");
+  if (align) {
+    if (!json_is_integer(align) || json_integer_value(align) < 0 || json_integer_value(align) > UINT32_MAX)
+      return BAD("%s: 'align' must be a non-negative integer", where);
+    p->data_alignment = (uint32_t)json_integer_value(align);
+  }
   TL__TRY(read_dtype(o, where, &p->dtype));
   json_t *dims = member(o, "dims", JSON_ARRAY, where);
   if (!dims) return TL_EINVAL;

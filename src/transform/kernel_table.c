@@ -17,6 +17,7 @@ typedef struct let_sym {
 
 typedef struct kt {
   const tl_ir_func *f;
+  tl_host_param *params; /* the table's parameters, being built */
   tl__vec syms;     /* tl_host_sym */
   tl__vec sym_vars; /* const tl_ir_var*, parallel to syms */
   tl__vec dims;     /* tl_host_dim, all params' dims back to back */
@@ -234,6 +235,17 @@ static int32_t let_binds_sym(const kt *t, const tl_ir_expr *v) {
   return -1;
 }
 
+/* make_packed_api's data alignment checks (`T.arg_data_aligned(i, b)`) become the
+ * parameters' data_alignment, so runtimes that check arguments from the table
+ * (nvrtc, opencl) enforce what the vectorized device code assumes. */
+static void record_alignment(kt *t, const tl_ir_expr *cond) {
+  int64_t i, b;
+  if (!cond || cond->kind != TL_EXPR_CALL || cond->u.call.op != TL_OP_ARG_DATA_ALIGNED || cond->u.call.nargs != 2) return;
+  if (!tl__is_const_int(cond->u.call.args[0], &i) || !tl__is_const_int(cond->u.call.args[1], &b)) return;
+  if (i < 0 || (uint64_t)i >= t->f->nparams || b <= 1 || b > UINT32_MAX) return;
+  if ((uint32_t)b > t->params[i].data_alignment) t->params[i].data_alignment = (uint32_t)b;
+}
+
 static tl_status walk_host(kt *t, const tl_ir_stmt *s) {
   switch (s->kind) {
   case TL_STMT_SEQ:
@@ -245,7 +257,8 @@ static tl_status walk_host(kt *t, const tl_ir_stmt *s) {
     return walk_host(t, s->u.let.body);
   }
   case TL_STMT_LAUNCH: return add_launch(t, s);
-  default: return TL_OK; /* asserts: the table's own checks replace them */
+  case TL_STMT_ASSERT: record_alignment(t, s->u.assert_.cond); return TL_OK;
+  default: return TL_OK; /* other asserts: the table's own checks replace them */
   }
 }
 
@@ -280,6 +293,7 @@ tl_status tl__kernel_table_from_module(const tl_ir_module *mod, const char *entr
   tl__vec_init(&t.code, sizeof(void *));
   tl_host_param *params = tl__calloc(f->nparams ? f->nparams : 1, sizeof *params);
   tl_status st = params ? TL_OK : tl__oom();
+  t.params = params;
   if (st == TL_OK) st = find_syms(&t);
   if (st == TL_OK) st = build_params(&t, params);
   if (st == TL_OK && f->body) st = walk_host(&t, f->body);

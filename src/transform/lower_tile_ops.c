@@ -27,7 +27,15 @@
  *  - T.cumsum: per line a local.var accumulator; element k of the line (from the
  *    end when reverse) is added and stored. In place when src and dst are one region.
  *  - T.atomic_add: element-wise addition; on global memory each element is a
- *    T.atomic_add_elem (blocks run in parallel), elsewhere a plain store. */
+ *    T.atomic_add_elem (blocks run in parallel), elsewhere a plain store.
+ *
+ * GPU pipelines use two variants (pass.h): lower_elementwise_tile_ops lowers
+ * only T.copy, T.fill, T.clear and T.atomic_add, each into one T.Parallel loop
+ * over its element space (all paired dimensions, outermost first) whose body is
+ * the element update above with its edge guards combined into one `if` (guards
+ * that need no loop variable stay outside the loop), so the GPU passes distribute
+ * them over threads like any T.Parallel loop; T.gemm, reductions and T.cumsum are
+ * left for them. tl__lower_tile_op_serial lowers one tile op to the serial form. */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +49,7 @@
 typedef struct lower_ctx {
   tl_ir_module *mod;
   tl__bounds b;
+  bool parallel; /* element-wise ops only, as one T.Parallel loop each */
 } lower_ctx;
 
 /* A region operand. */
@@ -58,6 +67,7 @@ typedef struct loops {
   tl_ir_var *vars[MAX_DIMS];
   tl_ir_expr *ext[MAX_DIMS];
   tl_ir_expr *guards[MAX_DIMS + 1]; /* guards[g]: conditions placed inside loop g-1 (g = 0: outside) */
+  bool parallel;                    /* build one T.Parallel loop (lower_ctx.parallel) */
 } loops;
 
 static tl_status get_region(const tl_ir_expr *call, uint32_t i, reg *r) {
@@ -113,8 +123,9 @@ static tl_status new_loop(tl_ir_module *mod, loops *L, tl_ir_expr *extent, const
   return TL_OK;
 }
 
-static void loops_init(loops *L) {
+static void loops_init(const struct lower_ctx *c, loops *L) {
   memset(L, 0, sizeof *L);
+  L->parallel = c->parallel;
 }
 
 static tl_status add_guard(tl_ir_module *mod, loops *L, uint32_t level, tl_ir_expr *cond) {
@@ -123,8 +134,21 @@ static tl_status add_guard(tl_ir_module *mod, loops *L, uint32_t level, tl_ir_ex
   return L->guards[level] ? TL_OK : tl__built(mod, NULL);
 }
 
+/* The parallel form: one T.Parallel loop over every level, the guards that need
+ * a loop variable combined inside it, the others outside. */
+static tl_ir_stmt *build_parallel(tl_ir_module *mod, const loops *L, tl_ir_stmt *inner) {
+  tl_ir_expr *cond = NULL;
+  for (uint32_t g = 1; g <= L->n; g++)
+    if (L->guards[g]) cond = cond ? tl_ir_binary(mod, TL_BIN_AND, cond, L->guards[g]) : L->guards[g];
+  if (cond) inner = tl_ir_if(mod, cond, inner, NULL);
+  if (L->n) inner = tl_ir_for(mod, TL_FOR_PARALLEL, L->n, L->vars, NULL, L->ext, inner);
+  if (L->guards[0]) inner = tl_ir_if(mod, L->guards[0], inner, NULL);
+  return inner;
+}
+
 /* Wraps the innermost statement in the loops and their guards. */
 static tl_ir_stmt *build_loops(tl_ir_module *mod, const loops *L, tl_ir_stmt *inner) {
+  if (L->parallel) return build_parallel(mod, L, inner);
   for (uint32_t g = L->n + 1; g-- > 0;) {
     if (!inner) return NULL;
     if (L->guards[g]) inner = tl_ir_if(mod, L->guards[g], inner, NULL);
@@ -237,7 +261,7 @@ static tl_ir_expr *read_elem(lower_ctx *c, const reg *src, tl_ir_expr **sidx, tl
 static tl_status copy_paired(lower_ctx *c, const tl_ir_expr *call, const reg *src, const reg *dst, tl_ir_stmt **out) {
   tl_ir_module *mod = c->mod;
   loops L;
-  loops_init(&L);
+  loops_init(c, &L);
   int sl[MAX_DIMS], dl[MAX_DIMS];
   TL__TRY(pair_loops(c, call, src, UINT32_MAX, dst, &L, sl, dl));
   size_t mark;
@@ -270,7 +294,7 @@ static tl_status copy_flat(lower_ctx *c, const reg *src, const reg *dst, tl_ir_s
   for (uint32_t d = 0; d < src->ndim; d++) count = tl__mul(mod, count, tl__cast_int(mod, TL_DT_INT32, src->ext[d]));
   TL__TRY(tl__built(mod, count));
   loops L;
-  loops_init(&L);
+  loops_init(c, &L);
   TL__TRY(new_loop(mod, &L, count, "f"));
   tl_ir_expr *f = tl_ir_var_ref(mod, L.vars[0]);
   size_t mark;
@@ -328,7 +352,7 @@ static tl_status lower_copy(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **o
 
 /* Loops over every element of r (its non-unit dims). */
 static tl_status region_loops(lower_ctx *c, const reg *r, loops *L, int *level) {
-  loops_init(L);
+  loops_init(c, L);
   for (uint32_t d = 0; d < MAX_DIMS; d++) level[d] = -1;
   for (uint32_t d = 0; d < r->ndim; d++) {
     if (tl__is_int(r->ext[d], 1)) continue;
@@ -384,7 +408,7 @@ static int significand_bits(tl_dtype t) {
 
 /* The dtype the product of an A and a B element is formed in, so that converting
  * it to C's dtype rounds exactly as the interpreter's round(C, a * b) does. */
-static tl_dtype product_dtype(tl_dtype a, tl_dtype b, tl_dtype c) {
+tl_dtype tl__gemm_product_dtype(tl_dtype a, tl_dtype b, tl_dtype c) {
   if (tl_dtype_is_int(c)) return c; /* wrapping arithmetic: exact in C's type */
   if (tl_dtype_eq(a, c) && tl_dtype_eq(b, c)) return c;
   if (tl_dtype_is_float(a) && tl_dtype_is_float(b) && significand_bits(a) + significand_bits(b) <= significand_bits(c))
@@ -436,7 +460,7 @@ static tl_status lower_gemm(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **o
   matrix_index(mod, &A, ta ? vk : vi, ta ? vi : vk, aidx);
   matrix_index(mod, &B, tb ? vj : vk, tb ? vk : vj, bidx);
   matrix_index(mod, &C, vi, vj, cidx);
-  tl_dtype pd = product_dtype(A.buf->dtype, B.buf->dtype, cd);
+  tl_dtype pd = tl__gemm_product_dtype(A.buf->dtype, B.buf->dtype, cd);
   tl_ir_expr *prod = tl_ir_binary(mod, TL_BIN_MUL, tl__convert(mod, pd, tl_ir_load(mod, A.buf, A.ndim, aidx)),
                                   tl__convert(mod, pd, tl_ir_load(mod, B.buf, B.ndim, bidx)));
   tl_ir_expr *acc = tl_ir_binary(mod, TL_BIN_ADD, tl_ir_load(mod, C.buf, C.ndim, cidx), tl__convert(mod, cd, prod));
@@ -519,7 +543,7 @@ static tl_status lower_reduce(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
                           "statically; give their extents as constants",
                           tl_ir_op_name(op), src.buf->name, dim, dst.buf->name);
   loops L;
-  loops_init(&L);
+  loops_init(c, &L);
   int sl[MAX_DIMS], dl[MAX_DIMS];
   TL__TRY(pair_loops(c, call, &src, dim, &dst, &L, sl, dl));
   tl_dtype dt = dst.buf->dtype;
@@ -565,12 +589,12 @@ static tl_status lower_cumsum(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
                           src.buf->name, dst.buf->name);
   /* Pair all dims, then take the scanned dim's loop out of the outer nest. */
   loops all;
-  loops_init(&all);
+  loops_init(c, &all);
   int sl[MAX_DIMS], dl[MAX_DIMS];
   TL__TRY(pair_loops(c, call, &src, UINT32_MAX, &dst, &all, sl, dl));
   int scan = sl[dim]; /* -1 when dim has extent 1 */
   loops L;
-  loops_init(&L);
+  loops_init(c, &L);
   int remap[MAX_DIMS];
   for (uint32_t p = 0; p < all.n; p++) {
     remap[p] = -1;
@@ -652,7 +676,7 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
                           "T.atomic_add: the dimensions of buffers '%s' and '%s' cannot be matched statically",
                           src.buf->name, dst.buf->name);
   loops L;
-  loops_init(&L);
+  loops_init(c, &L);
   int sl[MAX_DIMS], dl[MAX_DIMS];
   TL__TRY(pair_loops(c, call, &src, UINT32_MAX, &dst, &L, sl, dl));
   tl_ir_expr *sidx[MAX_DIMS], *didx[MAX_DIMS];
@@ -666,7 +690,12 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
 /* --------------------------------------------------------------- dispatch */
 
 static tl_status lower_op(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
-  switch (call->u.call.op) {
+  tl_ir_op op = call->u.call.op;
+  if (c->parallel && op != TL_OP_COPY && op != TL_OP_FILL && op != TL_OP_CLEAR && op != TL_OP_ATOMIC_ADD) {
+    *out = NULL; /* left for the GPU passes */
+    return TL_OK;
+  }
+  switch (op) {
   case TL_OP_COPY: return lower_copy(c, call, out);
   case TL_OP_FILL: return lower_fill(c, call, false, out);
   case TL_OP_CLEAR: return lower_fill(c, call, true, out);
@@ -711,9 +740,9 @@ static tl_ir_stmt *lower_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   return tl_ir_mutate_stmt_children(mu, s);
 }
 
-static tl_status lower_func(tl_ir_module *mod, tl_ir_func *f) {
+static tl_status lower_func(tl_ir_module *mod, tl_ir_func *f, bool parallel) {
   if (!f->body || f->callconv != TL_CALLCONV_DEFAULT) return TL_OK;
-  lower_ctx c = {mod, {{0}}};
+  lower_ctx c = {mod, {{0}}, parallel};
   tl__bounds_init(&c.b);
   tl_status st = tl__bounds_push_shape_vars(&c.b, f);
   if (st == TL_OK) {
@@ -728,6 +757,26 @@ static tl_status lower_func(tl_ir_module *mod, tl_ir_func *f) {
 
 tl_status tl__pass_lower_tile_ops(tl_ir_module *mod, const tl_target *target) {
   (void)target;
-  for (size_t i = 0; i < tl_ir_module_num_funcs(mod); i++) TL__TRY(lower_func(mod, tl_ir_module_func(mod, i)));
+  for (size_t i = 0; i < tl_ir_module_num_funcs(mod); i++) TL__TRY(lower_func(mod, tl_ir_module_func(mod, i), false));
   return TL_OK;
+}
+
+tl_status tl__pass_lower_elementwise_tile_ops(tl_ir_module *mod, const tl_target *target) {
+  (void)target;
+  for (size_t i = 0; i < tl_ir_module_num_funcs(mod); i++) TL__TRY(lower_func(mod, tl_ir_module_func(mod, i), true));
+  return TL_OK;
+}
+
+tl_status tl__lower_tile_op_serial(tl_ir_module *mod, const tl_ir_expr *call, tl_ir_stmt **out) {
+  *out = NULL;
+  if (!call || call->kind != TL_EXPR_CALL || !tl_ir_op_is_tile(call->u.call.op))
+    return tl__error(TL_EINVAL, "tl__lower_tile_op_serial: not a tile op");
+  lower_ctx c = {mod, {{0}}, false};
+  tl__bounds_init(&c.b);
+  tl_ir_span old = tl__loc_push(mod, call->span);
+  tl_status st = lower_op(&c, call, out);
+  tl_ir_builder_set_loc(mod, old);
+  tl__bounds_free(&c.b);
+  if (st == TL_OK && !*out) st = tl__error(TL_EINVAL, "tl__lower_tile_op_serial: %s is not lowered here", tl_ir_op_name(call->u.call.op));
+  return st;
 }

@@ -8,6 +8,8 @@
  *   per parameter:  ASSERTs symbolic dims (the binding dim fits int32, later
  *                   uses equal it, composite dims equal their expression)
  *   per tensor:     ASSERT strides (compact, or the declared ones)
+ *   per tensor:     ASSERT data alignment, where a launched kernel needs it
+ *                   (its attribute tl.data_alignment.<param>, from gpu_vectorize)
  *   LET N = T.Cast("int32", T.arg_shape(i, d)) ...   (one per symbolic dim)
  *     the launches, with the symbolic dims replaced by the LET variables
  * Every condition reads argument metadata through the TL_OP_ARG_* builtins and
@@ -48,7 +50,9 @@ typedef struct papi {
 
 static tl_ir_expr *arg_call(tl_ir_module *mod, tl_ir_op op, tl_dtype t, int64_t i, int64_t d) {
   tl_ir_expr *a[2] = {tl_ir_i32(mod, i), tl_ir_i32(mod, d)};
-  uint32_t n = op == TL_OP_ARG_NUM ? 0 : op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE ? 2 : 1;
+  uint32_t n = op == TL_OP_ARG_NUM                                                                 ? 0
+               : op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE || op == TL_OP_ARG_DATA_ALIGNED ? 2
+                                                                                                 : 1;
   return tl_ir_call(mod, op, t, n, a);
 }
 
@@ -346,6 +350,54 @@ static tl_status check_strides(papi *p, uint32_t i) {
   return TL_OK;
 }
 
+/* The alignment the device kernels need of each tensor's data: the int
+ * attribute tl.data_alignment.<param> of a launched kernel (gpu_vectorize) for
+ * the host parameter whose data the launch passes there. */
+typedef struct align_ctx {
+  papi *p;
+  int64_t *need; /* per host parameter, bytes (0: none) */
+} align_ctx;
+
+static bool launch_align(tl_ir_visitor *v, const tl_ir_stmt *s) {
+  align_ctx *a = v->ctx;
+  if (s->kind != TL_STMT_LAUNCH) return true;
+  const tl_ir_func *k = tl_ir_module_find_func(a->p->mod, s->u.launch.kernel);
+  if (!k || k->nparams != s->u.launch.nargs) return false;
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    if (k->params[i].kind != TL_PARAM_BUFFER) continue;
+    char key[300];
+    snprintf(key, sizeof key, "tl.data_alignment.%s", k->params[i].name);
+    const tl_ir_attr *at = tl_ir_func_attr(k, key);
+    const tl_ir_expr *arg = s->u.launch.args[i];
+    if (!at || at->kind != TL_ATTR_INT || !arg || arg->kind != TL_EXPR_VAR) continue;
+    for (uint32_t h = 0; h < a->p->f->nparams; h++)
+      if (a->p->f->params[h].kind == TL_PARAM_BUFFER && a->p->f->params[h].var == arg->u.var && at->i > a->need[h])
+        a->need[h] = at->i;
+  }
+  return false;
+}
+
+static tl_status check_alignment(papi *p) {
+  tl_ir_module *mod = p->mod;
+  const tl_ir_func *f = p->f;
+  if (f->nparams == 0) return TL_OK;
+  int64_t *need = tl__calloc(f->nparams, sizeof *need);
+  if (!need) return tl__oom();
+  align_ctx a = {p, need};
+  tl_ir_visitor v = {NULL, launch_align, &a};
+  tl_ir_visit_stmt(&v, f->body);
+  tl_status st = TL_OK;
+  for (uint32_t i = 0; st == TL_OK && i < f->nparams; i++) {
+    if (need[i] <= 1) continue;
+    tl_ir_builder_set_loc(mod, f->params[i].buffer->span);
+    tl_ir_expr *cond = arg_call(mod, TL_OP_ARG_DATA_ALIGNED, TL_DT_BOOL, i, need[i]);
+    st = add_assert(p, cond, f->params[i].name, "the tensor's data must be aligned to %lld bytes (the kernel uses vector accesses)",
+                    (long long)need[i]);
+  }
+  tl__free(need);
+  return st;
+}
+
 /* ---------------------------------------------------------------- the pass */
 
 static tl_status make_api(papi *p) {
@@ -370,6 +422,7 @@ static tl_status make_api(papi *p) {
       tl_ir_builder_set_loc(mod, f->params[i].buffer->span);
       st = check_strides(p, i);
     }
+  if (st == TL_OK) st = check_alignment(p);
   tl_ir_builder_set_loc(mod, f->span);
   /* LET-bound copies of the shape-bound dims replace them in the launches. */
   tl_ir_var *from[128];

@@ -41,6 +41,16 @@ tl_status tl__pass_semantic_check(tl_ir_module *mod, const tl_target *target);
 tl_status tl__pass_simplify(tl_ir_module *mod, const tl_target *target);
 /* Tile ops to loops, loads and stores (lower_tile_ops.c). */
 tl_status tl__pass_lower_tile_ops(tl_ir_module *mod, const tl_target *target);
+/* GPU pipelines: only T.copy, T.fill, T.clear and T.atomic_add, each into one
+ * T.Parallel loop over its elements (lower_tile_ops.c). */
+tl_status tl__pass_lower_elementwise_tile_ops(tl_ir_module *mod, const tl_target *target);
+/* One tile op (the call of an EVAL) to serial loops with lower_tile_ops' exact
+ * semantics, built at the call's location; guards are kept wherever the op alone
+ * does not prove them (no enclosing loop bounds are known). */
+tl_status tl__lower_tile_op_serial(tl_ir_module *mod, const tl_ir_expr *call, tl_ir_stmt **out);
+/* The dtype T.gemm forms the product of an A and a B element in, so that
+ * converting it to C's dtype rounds as the interpreter does (lower_tile_ops.c). */
+tl_dtype tl__gemm_product_dtype(tl_dtype a, tl_dtype b, tl_dtype c);
 /* T.Kernel's blocks to a parallel loop for the CPU (lower_kernel_cpu.c). */
 tl_status tl__pass_lower_kernel_cpu(tl_ir_module *mod, const tl_target *target);
 /* Allocated buffers to one dimension (flatten.c). */

@@ -18,12 +18,14 @@
  * passes the host's (buffer data vars, scalar vars, symbolic dim vars), and its
  * grid and block are the kernel statement's extents. Block and thread indices the
  * kernel statement binds (GPU lowering) become variables tagged blockIdx.x/y/z
- * and threadIdx.x/y/z. */
+ * and threadIdx.x/y/z, and the launch's dyn_shared_bytes is the size of the
+ * kernel's shared.dyn buffers (tl__gpu_dyn_shared_bytes; none: no argument). */
 #include <stdio.h>
 
 #include "base/error.h"
 #include "base/vec.h"
 #include "transform/flatten.h"
+#include "transform/gpu/gpu.h"
 #include "transform/pass.h"
 #include "transform/util.h"
 
@@ -341,7 +343,12 @@ static tl_status make_kernel(split_ctx *c, const tl_ir_stmt *kstmt, const char *
     }
     for (uint32_t i = 0; i < nargs; i++)
       if (!args[i]) st = tl__built(mod, NULL);
-    tl_ir_stmt *launch = st == TL_OK ? tl_ir_launch(mod, k->name, nargs, args, grid, block, NULL) : NULL;
+    /* GPU kernels: the dynamic shared memory their shared.dyn buffers take. */
+    int64_t dyn = tl__gpu_dyn_shared_bytes(k->body);
+    if (dyn < 0)
+      st = tl__pass_error(TL_EUNSUPPORTED, kstmt->span, "kernel '%s' has a dynamic shared buffer of non-constant size", name);
+    tl_ir_expr *dyn_bytes = dyn > 0 ? tl_ir_i32(mod, dyn) : NULL;
+    tl_ir_stmt *launch = st == TL_OK ? tl_ir_launch(mod, k->name, nargs, args, grid, block, dyn_bytes) : NULL;
     tl_ir_builder_set_loc(mod, old);
     if (st == TL_OK) st = tl__built(mod, launch);
     if (st == TL_OK) st = tl__vec_push(&c->launches, &launch);

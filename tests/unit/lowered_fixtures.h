@@ -144,8 +144,8 @@ static inline void build_vadd(tl_ir_module *m, tl_dtype dt) {
 /* The kernel table of vadd (what split_host_device + the table builder give). */
 static inline tl_kernel_table *vadd_table(tl_dtype dt) {
   static tl_host_dim dims[1] = {{0, 0}};
-  tl_host_param params[3] = {{"A", true, dt, 1, dims, false}, {"B", true, dt, 1, dims, false},
-                             {"C", true, dt, 1, dims, false}};
+  tl_host_param params[3] = {{"A", true, dt, 1, dims, false, 0}, {"B", true, dt, 1, dims, false, 0},
+                             {"C", true, dt, 1, dims, false, 0}};
   tl_host_sym syms[1] = {{"N", 0, 0}};
   tl_kernel_arg args[4] = {{TL_KARG_TENSOR, 0, dt}, {TL_KARG_TENSOR, 1, dt}, {TL_KARG_TENSOR, 2, dt},
                            {TL_KARG_SYM, 0, TL_DT_INT32}};

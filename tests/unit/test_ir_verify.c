@@ -283,9 +283,14 @@ static void test_math_calls(void **state) {
   expect_err(store1(a, tl_ir_call(M, TL_OP_CEILDIV, TL_DT_INT32, 2, cd), f32(0)),
              "t.py:10:5: T.ceildiv needs two integers of one type, not int32 and int64");
   expect_ok(store1(a, tl_ir_call(M, TL_OP_ABS, TL_DT_INT32, 1, one), tl_ir_call(M, TL_OP_ABS, TL_DT_FLOAT32, 1, fl)));
-  tl_ir_expr *shfl[3] = {f32(1), i32(1), i32(64)};
+  tl_ir_expr *shfl[3] = {f32(1), i32(1), i32(128)};
   expect_err(store1(a, i32(0), tl_ir_call(M, TL_OP_WARP_SHFL_XOR, TL_DT_FLOAT32, 3, shfl)),
-             "t.py:10:5: T.warp_shfl_xor: the width must be an integer constant from 1 to 32");
+             "t.py:10:5: T.warp_shfl_xor: the width must be a power of two from 1 to 64 (a warp or wavefront)");
+  shfl[2] = i32(24);
+  expect_err(store1(a, i32(0), tl_ir_call(M, TL_OP_WARP_SHFL_XOR, TL_DT_FLOAT32, 3, shfl)),
+             "t.py:10:5: T.warp_shfl_xor: the width must be a power of two from 1 to 64 (a warp or wavefront)");
+  shfl[2] = i32(64); /* an AMD wavefront */
+  expect_ok(store1(a, i32(0), tl_ir_call(M, TL_OP_WARP_SHFL_XOR, TL_DT_FLOAT32, 3, shfl)));
   shfl[2] = i32(32);
   expect_ok(store1(a, i32(0), tl_ir_call(M, TL_OP_WARP_SHFL_XOR, TL_DT_FLOAT32, 3, shfl)));
 }

@@ -9,10 +9,10 @@
  * binding a sym (K), two launches with arithmetic extents and shared memory. */
 static tl_kernel_table *rich_table(void) {
   static const tl_host_dim da[2] = {{0, 0}, {64, -1}}, db[1] = {{0, 0}}, dc[2] = {{0, 1}, {0, 0}};
-  tl_host_param params[4] = {{"A", true, TL_DT_FLOAT16, 2, da, false},
-                             {"B", true, TL_DT_FLOAT32, 1, db, false},
-                             {"K", false, TL_DT_INT32, 0, NULL, false},
-                             {"C", true, TL_DT_BFLOAT16, 2, dc, true}};
+  tl_host_param params[4] = {{"A", true, TL_DT_FLOAT16, 2, da, false, 0},
+                             {"B", true, TL_DT_FLOAT32, 1, db, false, 0},
+                             {"K", false, TL_DT_INT32, 0, NULL, false, 0},
+                             {"C", true, TL_DT_BFLOAT16, 2, dc, true, 0}};
   tl_host_sym syms[2] = {{"N", 0, 0}, {"K", 2, -1}};
   static const tl_lexpr_insn ceil[] = {{TL_LX_SYM, 0}, {TL_LX_CONST, 127}, {TL_LX_ADD, 0}, {TL_LX_CONST, 128},
                                        {TL_LX_FLOORDIV, 0}};
@@ -375,9 +375,9 @@ static void test_bind_args(void **state) {
 /* Messages for a pointer and a float scalar. */
 static void test_bind_scalars(void **state) {
   (void)state;
-  tl_host_param params[3] = {{"p", false, TL_DT_HANDLE, 0, NULL, false},
-                             {"f", false, TL_DT_FLOAT16, 0, NULL, false},
-                             {"u", false, TL_DT_UINT8, 0, NULL, false}};
+  tl_host_param params[3] = {{"p", false, TL_DT_HANDLE, 0, NULL, false, 0},
+                             {"f", false, TL_DT_FLOAT16, 0, NULL, false, 0},
+                             {"u", false, TL_DT_UINT8, 0, NULL, false, 0}};
   tl_kernel_table t0 = {"g", 3, params, 0, NULL, 0, NULL}, *t;
   TL_ASSERT_OK(tl__kernel_table_pack(&t0, &t));
   tl_value v[3] = {tl_value_ptr(NULL), tl_value_bool(false), tl_value_int(255)};

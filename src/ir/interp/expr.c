@@ -60,7 +60,7 @@ static tl_status eval_call(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, t
   if (op == TL_OP_WARP_SHFL_XOR) return tl__simt_shfl_xor(fr, e, lane, out);
   if (tl_ir_op_is_tile(op))
     return tl__interp_error(TL_EINVAL, e->span, "%s is a statement, not a value", tl_ir_op_name(op));
-  if (op >= TL_OP_ARG_NUM && op <= TL_OP_ARG_FLOAT) return tl__interp_arg_op(fr, e, out);
+  if (op >= TL_OP_ARG_NUM && op <= TL_OP_ARG_DATA_ALIGNED) return tl__interp_arg_op(fr, e, out);
   tl__ival args[3];
   uint32_t n = e->u.call.nargs;
   if (n > 3) return tl__interp_error(TL_EINVAL, e->span, "%s takes at most 3 arguments", tl_ir_op_name(op));

@@ -112,6 +112,11 @@ tl_status tl__interp_arg_op(tl__iframe *fr, const tl_ir_expr *e, tl__ival *out) 
   case TL_OP_ARG_STRIDES_COMPACT: out->i = strides_compact(t); break;
   case TL_OP_ARG_DEVICE_TYPE: out->i = t->device.device_type; break;
   case TL_OP_ARG_DATA_IS_NULL: out->i = t->data == NULL; break;
+  case TL_OP_ARG_DATA_ALIGNED:
+    if (d < 1 || (d & (d - 1)) != 0)
+      return tl__interp_error(TL_EINVAL, e->span, "%s: the alignment must be a power of two", tl_ir_op_name(e->u.call.op));
+    out->i = ((uintptr_t)t->data + (uintptr_t)t->byte_offset) % (uint64_t)d == 0;
+    break;
   case TL_OP_ARG_INT: out->i = a->kind == TL_VALUE_BOOL ? (int64_t)a->v.b : a->v.i; break;
   case TL_OP_ARG_FLOAT:
     out->f = a->kind == TL_VALUE_FLOAT ? a->v.f : a->kind == TL_VALUE_BOOL ? (double)a->v.b : (double)a->v.i;

@@ -1,0 +1,617 @@
+/* Fragment layouts (docs/lowering.md, "GPU layouts").
+ *
+ * Every fragment of a kernel is decided, from its uses alone, to be
+ *   - replicated: every thread holds all of it. Required when some use needs
+ *     elements other than the ones a thread would own: a read outside T.Parallel,
+ *     an access inside T.Parallel at other than the loop's own element
+ *     (`row_max[i]` inside `T.Parallel(M, N)`), the destination of a reduction,
+ *     an operand of T.cumsum, operand A or B of T.gemm; or
+ *   - distributed: otherwise. Fragments accessed at the loop's own element in one
+ *     T.Parallel loop (`x[i, j]` inside `for i, j in T.Parallel(M, N)` with x of
+ *     shape (M, N)) share one layout, chosen by tl__gpu_layout_choose (with
+ *     register micro-tiles when one of them is a T.gemm accumulator).
+ * Each outermost T.Parallel loop then runs
+ *   - distributed as the layout of the distributed fragments it touches at its
+ *     own element, or else, when it writes shared or global memory, as a layout
+ *     of its own (its extents constant) or linearly (symbolic extents);
+ *   - replicated (every iteration in every thread) otherwise: it only writes
+ *     replicated fragments, local buffers and variables.
+ * A distributed loop that writes a replicated fragment, a local buffer or a
+ * local.var would update only some threads' copies: TL_EINVAL at the write. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/str.h"
+#include "transform/gpu/gpu.h"
+#include "transform/pass.h"
+#include "transform/util.h"
+
+/* --------------------------------------------------------------- choosing */
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+void tl__gpu_layout_choose(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes,
+                           int64_t vector_bytes, bool gemm) {
+  memset(L, 0, sizeof *L);
+  L->T = T;
+  L->ndim = ndim;
+  int64_t R = 1, C = ndim ? shape[ndim - 1] : 1;
+  for (uint32_t d = 0; d < ndim; d++) L->shape[d] = shape[d];
+  for (uint32_t d = 0; d + 1 < ndim; d++) R *= shape[d];
+  if (C < 1) C = 1;
+  if (R < 1) R = 1;
+  int64_t vmax = elem_bytes > 0 ? vector_bytes / elem_bytes : 1;
+  int64_t V = 1;
+  for (int64_t v = 1; v <= vmax; v *= 2)
+    if (C % v == 0 && (v == 1 || R * (C / v) >= T)) V = v;
+  int64_t CB = C / V, TC = 1;
+  for (int64_t d = 1; d <= T && d <= CB; d++)
+    if (T % d == 0) TC = d;
+  int64_t TR = T / TC, mr = 1;
+  if (gemm)
+    while (mr * 2 <= 8 && R % (mr * 2 * TR) == 0) mr *= 2;
+  L->R = R;
+  L->C = C;
+  L->V = V;
+  L->mr = mr;
+  L->TC = TC;
+  L->TR = TR;
+  L->CB = CB;
+  L->RB = ceil_div(R, mr);
+  L->RR = ceil_div(L->RB, TR);
+  L->RC = ceil_div(CB, TC);
+  L->slots = L->RR * L->RC * mr * V;
+}
+
+static void layout_replicated(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim) {
+  memset(L, 0, sizeof *L);
+  L->replicated = true;
+  L->T = T;
+  L->ndim = ndim;
+  L->R = 1;
+  for (uint32_t d = 0; d < ndim; d++) {
+    L->shape[d] = shape[d];
+    if (d + 1 < ndim) L->R *= shape[d];
+  }
+  L->C = ndim ? shape[ndim - 1] : 1;
+  L->slots = L->R * L->C;
+}
+
+/* ------------------------------------------------------------ slot loops */
+
+static tl_ir_expr *c32(tl_ir_module *mod, int64_t v) { return tl_ir_i32(mod, v); }
+
+tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *tid, tl__gpu_slots *s) {
+  memset(s, 0, sizeof *s);
+  s->rr = tl_ir_var_new(mod, "rr", TL_DT_INT32);
+  s->rc = tl_ir_var_new(mod, "rc", TL_DT_INT32);
+  s->mi = tl_ir_var_new(mod, "mi", TL_DT_INT32);
+  s->v = tl_ir_var_new(mod, "v", TL_DT_INT32);
+  if (!s->rr || !s->rc || !s->mi || !s->v) return tl__built(mod, NULL);
+  s->tr = tl__floordiv(mod, tid, c32(mod, L->TC));
+  s->tc = tl__floormod(mod, tid, c32(mod, L->TC));
+  tl_ir_expr *rr = tl_ir_var_ref(mod, s->rr), *rc = tl_ir_var_ref(mod, s->rc), *mi = tl_ir_var_ref(mod, s->mi),
+             *v = tl_ir_var_ref(mod, s->v);
+  tl_ir_expr *rb = tl__add(mod, tl__mul(mod, rr, c32(mod, L->TR)), s->tr);
+  tl_ir_expr *cb = tl__add(mod, tl__mul(mod, rc, c32(mod, L->TC)), s->tc);
+  s->r = tl__add(mod, tl__mul(mod, rb, c32(mod, L->mr)), mi);
+  s->c = tl__add(mod, tl__mul(mod, cb, c32(mod, L->V)), v);
+  s->slot = tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, rr, c32(mod, L->RC)), rc),
+                                                             c32(mod, L->mr)),
+                                               mi),
+                                  c32(mod, L->V)),
+                    v);
+  if (L->RR * L->TR * L->mr > L->R) s->row_ok = tl_ir_binary(mod, TL_BIN_LT, s->r, c32(mod, L->R));
+  if (L->RC * L->TC > L->CB) s->col_ok = tl_ir_binary(mod, TL_BIN_LT, cb, c32(mod, L->CB));
+  if (!s->r || !s->c || !s->slot || (L->RR * L->TR * L->mr > L->R && !s->row_ok) ||
+      (L->RC * L->TC > L->CB && !s->col_ok))
+    return tl__built(mod, NULL);
+  return TL_OK;
+}
+
+static tl_ir_stmt *loop1(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, int64_t n, tl_ir_stmt *body) {
+  tl_ir_expr *e = c32(mod, n);
+  return tl_ir_for(mod, kind, 1, &v, NULL, &e, body);
+}
+
+tl_ir_stmt *tl__gpu_slots_loops(tl_ir_module *mod, const tl__gpu_layout *L, const tl__gpu_slots *s, tl_ir_stmt *inner) {
+  tl_ir_stmt *b = loop1(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s->v, L->V, inner);
+  if (s->row_ok) b = tl_ir_if(mod, s->row_ok, b, NULL);
+  b = loop1(mod, TL_FOR_SERIAL, s->mi, L->mr, b);
+  if (s->col_ok) b = tl_ir_if(mod, s->col_ok, b, NULL);
+  b = loop1(mod, TL_FOR_SERIAL, s->rc, L->RC, b);
+  return loop1(mod, TL_FOR_SERIAL, s->rr, L->RR, b);
+}
+
+tl_ir_expr *tl__gpu_unravel_row(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *r, uint32_t k) {
+  int64_t stride = 1;
+  for (uint32_t d = k + 1; d + 1 < L->ndim; d++) stride *= L->shape[d];
+  tl_ir_expr *q = tl__floordiv(mod, r, c32(mod, stride));
+  return k == 0 ? q : tl__floormod(mod, q, c32(mod, L->shape[k]));
+}
+
+/* -------------------------------------------------------------- inference */
+
+typedef struct write_fact {
+  const tl_ir_buffer *buf;
+  const tl_ir_stmt *store;
+  bool identity;
+} write_fact;
+
+/* What the scan found about one outermost T.Parallel loop. */
+typedef struct loop_facts {
+  const tl_ir_stmt *loop;
+  tl__vec ident;  /* int: fragments accessed at the loop's own element */
+  tl__vec writes; /* write_fact: stores to fragments, local buffers and local.vars */
+  bool writes_memory;
+  const tl_ir_buffer *memory_buf; /* one shared/global buffer it writes, for messages */
+  int64_t elem_bytes;             /* widest element of the buffers it accesses */
+} loop_facts;
+
+typedef struct scan {
+  const tl__gpu_params *p;
+  tl__gpu_kernel_info *info;
+  tl__vec facts;  /* loop_facts */
+  int cur;        /* index into facts of the enclosing outermost T.Parallel, or -1 */
+  tl_status st;
+} scan;
+
+tl__gpu_frag *tl__gpu_find_frag(const tl__gpu_kernel_info *info, const tl_ir_buffer *b) {
+  for (size_t i = 0; i < info->frags.len; i++)
+    if (TL__VEC_AT(&info->frags, tl__gpu_frag, i).buf == b) return &TL__VEC_AT(&info->frags, tl__gpu_frag, i);
+  return NULL;
+}
+
+const tl__gpu_loop *tl__gpu_find_loop(const tl__gpu_kernel_info *info, const tl_ir_stmt *loop) {
+  for (size_t i = 0; i < info->loops.len; i++)
+    if (TL__VEC_AT(&info->loops, tl__gpu_loop, i).loop == loop) return &TL__VEC_AT(&info->loops, tl__gpu_loop, i);
+  return NULL;
+}
+
+static int frag_index(const scan *c, const tl_ir_buffer *b) {
+  for (size_t i = 0; i < c->info->frags.len; i++)
+    if (TL__VEC_AT(&c->info->frags, tl__gpu_frag, i).buf == b) return (int)i;
+  return -1;
+}
+
+static tl__gpu_frag *frag_at(const scan *c, int i) { return &TL__VEC_AT(&c->info->frags, tl__gpu_frag, i); }
+
+static loop_facts *cur_facts(scan *c) { return c->cur >= 0 ? &TL__VEC_AT(&c->facts, loop_facts, c->cur) : NULL; }
+
+static void set_reason(scan *c, int fi, const char *why, tl_ir_span span) {
+  tl__gpu_frag *f = frag_at(c, fi);
+  if (f->why) return;
+  f->why = why;
+  f->why_span = span;
+}
+
+/* "[i, j % 4]": the indices as printed (into buf). */
+static const char *index_text(tl_ir_expr *const *idx, uint32_t n, char *buf, size_t cap) {
+  tl__sb sb = TL__SB_INIT;
+  tl__sb_putc(&sb, '[');
+  for (uint32_t i = 0; i < n; i++) {
+    char *t = tl_ir_print_expr(idx[i]);
+    if (i) tl__sb_append(&sb, ", ");
+    tl__sb_append(&sb, t ? t : "?");
+    tl_free(t);
+  }
+  tl__sb_putc(&sb, ']');
+  char *s = tl__sb_finish(&sb);
+  snprintf(buf, cap, "%s", s ? s : "[...]");
+  tl__free(s);
+  return buf;
+}
+
+/* True if idx are exactly the loop's variables, in order, over a buffer whose
+ * constant shape equals the loop's constant extents (starts 0). */
+static bool is_identity(const tl_ir_stmt *loop, const tl_ir_buffer *b, tl_ir_expr *const *idx, uint32_t n) {
+  if (!loop || n != loop->u.loop.n || n != b->ndim) return false;
+  for (uint32_t d = 0; d < n; d++) {
+    int64_t ext, dim;
+    if (!idx[d] || idx[d]->kind != TL_EXPR_VAR || idx[d]->u.var != loop->u.loop.vars[d]) return false;
+    if (!tl__is_int(loop->u.loop.mins[d], 0) || !tl__is_const_int(loop->u.loop.extents[d], &ext) ||
+        !tl__is_const_int(b->shape[d], &dim) || ext != dim)
+      return false;
+  }
+  return true;
+}
+
+static void push_unique_int(scan *c, tl__vec *v, int x) {
+  for (size_t i = 0; i < v->len; i++)
+    if (TL__VEC_AT(v, int, i) == x) return;
+  if (c->st == TL_OK) c->st = tl__vec_push(v, &x);
+}
+
+/* A reason with the access's text in it, owned by the kernel info. */
+static const char *reason_dup(scan *c, const char *text) {
+  static const char *const fallback = "used where every thread needs all of it";
+  char *s = tl__strdup(text);
+  if (!s) {
+    if (c->st == TL_OK) c->st = tl__oom();
+    return fallback;
+  }
+  tl_status st = tl__vec_push(&c->info->texts, &s);
+  if (st != TL_OK) {
+    tl__free(s);
+    if (c->st == TL_OK) c->st = st;
+    return fallback;
+  }
+  return s;
+}
+
+static void note_access(scan *c, const tl_ir_buffer *b, tl_ir_expr *const *idx, uint32_t n, bool write,
+                        const tl_ir_stmt *store, tl_ir_span span) {
+  loop_facts *lf = cur_facts(c);
+  if (lf) {
+    int64_t eb = (int64_t)tl_dtype_bytes(b->dtype);
+    if (eb > lf->elem_bytes) lf->elem_bytes = eb;
+  }
+  switch (b->scope) {
+  case TL_SCOPE_LOCAL_FRAGMENT: {
+    int fi = frag_index(c, b);
+    if (fi < 0) return; /* allocated outside this kernel: the verifier forbids it */
+    bool ident = lf && is_identity(lf->loop, b, idx, n);
+    if (ident) push_unique_int(c, &lf->ident, fi);
+    char text[256], why[400];
+    if (lf && !ident) {
+      snprintf(why, sizeof why, "%s at %s inside T.Parallel, not at the loop's own element", write ? "written" : "read",
+               index_text(idx, n, text, sizeof text));
+      set_reason(c, fi, reason_dup(c, why), span);
+    }
+    if (!lf && !write) set_reason(c, fi, "read outside any T.Parallel loop", span);
+    if (lf && write && c->st == TL_OK) c->st = tl__vec_push(&lf->writes, &(write_fact){b, store, ident});
+    return;
+  }
+  case TL_SCOPE_LOCAL:
+  case TL_SCOPE_LOCAL_VAR:
+    if (lf && write && c->st == TL_OK) c->st = tl__vec_push(&lf->writes, &(write_fact){b, store, false});
+    return;
+  default:
+    if (lf && write) {
+      lf->writes_memory = true;
+      if (!lf->memory_buf) lf->memory_buf = b;
+    }
+    return;
+  }
+}
+
+static bool scan_load(tl_ir_visitor *v, const tl_ir_expr *e) {
+  scan *c = v->ctx;
+  if (e->kind == TL_EXPR_LOAD) note_access(c, e->u.load.buffer, e->u.load.indices, e->u.load.n, false, NULL, e->span);
+  return c->st == TL_OK;
+}
+
+static void scan_expr(scan *c, const tl_ir_expr *e) {
+  if (!e || c->st != TL_OK) return;
+  tl_ir_visitor v = {scan_load, NULL, c};
+  tl_ir_visit_expr(&v, e);
+}
+
+static const tl_ir_buffer *region_buf(const tl_ir_expr *call, uint32_t i) {
+  const tl_ir_expr *r = i < call->u.call.nargs ? call->u.call.args[i] : NULL;
+  return r && r->kind == TL_EXPR_REGION ? r->u.region.buffer : NULL;
+}
+
+static void require_replicated(scan *c, const tl_ir_expr *call, uint32_t arg, const char *what) {
+  const tl_ir_buffer *b = region_buf(call, arg);
+  if (!b || b->scope != TL_SCOPE_LOCAL_FRAGMENT) return;
+  int fi = frag_index(c, b);
+  if (fi < 0) return;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s %s", what, tl_ir_op_name(call->u.call.op));
+  set_reason(c, fi, reason_dup(c, buf), call->span);
+}
+
+static void scan_tile_op(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call) {
+  tl_ir_op op = call->u.call.op;
+  loop_facts *lf = cur_facts(c);
+  for (uint32_t i = 0; i < call->u.call.nargs; i++) {
+    const tl_ir_expr *a = call->u.call.args[i];
+    if (a->kind == TL_EXPR_REGION) {
+      for (uint32_t d = 0; d < a->u.region.ndim; d++) {
+        scan_expr(c, a->u.region.mins[d]);
+        scan_expr(c, a->u.region.extents[d]);
+      }
+    } else {
+      scan_expr(c, a);
+    }
+  }
+  switch (op) {
+  case TL_OP_ATOMIC_ADD_ELEM:
+    if (lf) {
+      lf->writes_memory = true;
+      if (!lf->memory_buf) lf->memory_buf = region_buf(call, 0);
+    }
+    return;
+  case TL_OP_GEMM:
+  case TL_OP_REDUCE_SUM:
+  case TL_OP_REDUCE_MAX:
+  case TL_OP_REDUCE_MIN:
+  case TL_OP_REDUCE_ABSSUM:
+  case TL_OP_REDUCE_ABSMAX:
+  case TL_OP_CUMSUM:
+    if (lf) {
+      c->st = tl__pass_error(TL_EUNSUPPORTED, call->span.line ? call->span : s->span,
+                             "%s inside T.Parallel is not supported on GPU targets: move it out of the loop",
+                             tl_ir_op_name(op));
+      return;
+    }
+    if (op == TL_OP_GEMM) {
+      require_replicated(c, call, 0, "operand A of");
+      require_replicated(c, call, 1, "operand B of");
+      const tl_ir_buffer *cb = region_buf(call, 2);
+      int fi = cb && cb->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, cb) : -1;
+      if (fi >= 0) frag_at(c, fi)->gemm_c = true;
+    } else if (op == TL_OP_CUMSUM) {
+      require_replicated(c, call, 0, "an operand of");
+      require_replicated(c, call, 1, "an operand of");
+    } else {
+      require_replicated(c, call, 1, "the destination of");
+    }
+    return;
+  default:
+    c->st = tl__pass_error(TL_EINVAL, call->span.line ? call->span : s->span,
+                           "%s remains: run lower_elementwise_tile_ops before the GPU passes", tl_ir_op_name(op));
+    return;
+  }
+}
+
+static void scan_stmt(scan *c, const tl_ir_stmt *s) {
+  if (!s || c->st != TL_OK) return;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++) scan_stmt(c, s->u.seq.stmts[i]);
+    return;
+  case TL_STMT_FOR: {
+    for (uint32_t i = 0; i < s->u.loop.n; i++) {
+      scan_expr(c, s->u.loop.mins[i]);
+      scan_expr(c, s->u.loop.extents[i]);
+    }
+    if (s->u.loop.kind == TL_FOR_THREAD) {
+      c->st = tl__pass_error(TL_EUNSUPPORTED, s->span, "a thread loop in a tile-level kernel: the GPU passes bind threads themselves");
+      return;
+    }
+    if (s->u.loop.kind == TL_FOR_PARALLEL && c->cur < 0) {
+      loop_facts lf = {s, TL__VEC_INIT(int), TL__VEC_INIT(write_fact), false, NULL, 0};
+      c->st = tl__vec_push(&c->facts, &lf);
+      if (c->st != TL_OK) return;
+      c->cur = (int)c->facts.len - 1;
+      scan_stmt(c, s->u.loop.body);
+      c->cur = -1;
+      return;
+    }
+    scan_stmt(c, s->u.loop.body);
+    return;
+  }
+  case TL_STMT_IF:
+    scan_expr(c, s->u.if_.cond);
+    scan_stmt(c, s->u.if_.then_);
+    scan_stmt(c, s->u.if_.else_);
+    return;
+  case TL_STMT_STORE:
+    for (uint32_t i = 0; i < s->u.store.n; i++) scan_expr(c, s->u.store.indices[i]);
+    scan_expr(c, s->u.store.value);
+    note_access(c, s->u.store.buffer, s->u.store.indices, s->u.store.n, true, s, s->span);
+    return;
+  case TL_STMT_LET:
+    scan_expr(c, s->u.let.value);
+    scan_stmt(c, s->u.let.body);
+    return;
+  case TL_STMT_ALLOC: {
+    const tl_ir_buffer *b = s->u.alloc.buffer;
+    if (b->scope != TL_SCOPE_LOCAL_FRAGMENT || frag_index(c, b) >= 0) return;
+    int64_t shape[16];
+    if (b->ndim == 0 || b->ndim > 16) {
+      c->st = tl__pass_error(TL_EUNSUPPORTED, b->span.line ? b->span : s->span,
+                             "fragment '%s' has %u dimensions; GPU targets need 1 to 16", b->name, b->ndim);
+      return;
+    }
+    for (uint32_t d = 0; d < b->ndim; d++)
+      if (!tl__is_const_int(b->shape[d], &shape[d]) || shape[d] < 1) {
+        c->st = tl__pass_error(TL_EUNSUPPORTED, b->span.line ? b->span : s->span,
+                               "fragment '%s' needs a constant shape on GPU targets (its registers are allocated per thread)",
+                               b->name);
+        return;
+      }
+    tl__gpu_frag f;
+    memset(&f, 0, sizeof f);
+    f.buf = b;
+    f.group = (int)c->info->frags.len;
+    layout_replicated(&f.layout, c->info->T, shape, b->ndim);
+    c->st = tl__vec_push(&c->info->frags, &f);
+    return;
+  }
+  case TL_STMT_EVAL:
+    if (s->u.eval.expr && s->u.eval.expr->kind == TL_EXPR_CALL && tl_ir_op_is_tile(s->u.eval.expr->u.call.op))
+      scan_tile_op(c, s, s->u.eval.expr);
+    else
+      scan_expr(c, s->u.eval.expr);
+    return;
+  default:
+    return;
+  }
+}
+
+/* ------------------------------------------------------------ resolution */
+
+static int find_root(tl__gpu_kernel_info *info, int i) {
+  while (TL__VEC_AT(&info->frags, tl__gpu_frag, i).group != i) i = TL__VEC_AT(&info->frags, tl__gpu_frag, i).group;
+  return i;
+}
+
+static void unite(tl__gpu_kernel_info *info, int a, int b) {
+  a = find_root(info, a);
+  b = find_root(info, b);
+  if (a != b) TL__VEC_AT(&info->frags, tl__gpu_frag, b > a ? b : a).group = b > a ? a : b;
+}
+
+static tl_status write_error(const tl__gpu_kernel_info *info, const loop_facts *lf, const write_fact *w,
+                             const char *dist_by) {
+  const tl_ir_stmt *st = w->store;
+  char text[256];
+  const char *idx = st && st->kind == TL_STMT_STORE ? index_text(st->u.store.indices, st->u.store.n, text, sizeof text) : "";
+  tl_ir_span at = st ? st->span : lf->loop->span;
+  const tl_ir_buffer *b = w->buf;
+  const tl__gpu_frag *wf = b->scope == TL_SCOPE_LOCAL_FRAGMENT ? tl__gpu_find_frag(info, b) : NULL;
+  if (wf && !w->identity && wf->why_span.line == at.line && wf->why_span.col == at.col && wf->why_span.file == at.file) {
+    /* This very write, off the loop's own element, made the fragment replicated. */
+    const tl_ir_stmt *l = lf->loop;
+    char own[256];
+    tl__sb sb = TL__SB_INIT;
+    tl__sb_putc(&sb, '[');
+    for (uint32_t d = 0; d < l->u.loop.n; d++) tl__sb_appendf(&sb, "%s%s", d ? ", " : "", l->u.loop.vars[d]->name);
+    tl__sb_putc(&sb, ']');
+    char *o = tl__sb_finish(&sb);
+    snprintf(own, sizeof own, "%s", o ? o : "[...]");
+    tl__free(o);
+    return tl__pass_error(TL_EINVAL, at,
+                          "fragment '%s' is written at %s inside T.Parallel, not at the loop's own element %s, while "
+                          "the loop's iterations are distributed over the block's threads (%s): an iteration may only "
+                          "write the element it owns. Write '%s' at %s, or in a loop of its own",
+                          b->name, idx, own, dist_by, b->name, own);
+  }
+  if (b->scope == TL_SCOPE_LOCAL_FRAGMENT) {
+    const tl__gpu_frag *f = wf;
+    char where[300] = "";
+    if (f && f->why_span.line)
+      snprintf(where, sizeof where, " at %s:%u:%u", f->why_span.file ? f->why_span.file : "<input>", f->why_span.line,
+               f->why_span.col);
+    return tl__pass_error(TL_EINVAL, at,
+                          "fragment '%s' is written at %s inside T.Parallel, whose iterations are distributed over the "
+                          "block's threads (%s); but '%s' is replicated in every thread, because it is %s%s, so each "
+                          "thread would update only part of it. Write it in a loop of its own, or keep to the loop's "
+                          "own element",
+                          b->name, idx, dist_by, b->name, f && f->why ? f->why : "used where all of it is needed", where);
+  }
+  if (b->scope == TL_SCOPE_LOCAL_VAR)
+    return tl__pass_error(TL_EINVAL, at,
+                          "local.var '%s' is assigned inside T.Parallel, whose iterations are distributed over the "
+                          "block's threads (%s); each thread would see only its own iterations. Use a fragment and a "
+                          "reduction instead",
+                          b->name, dist_by);
+  return tl__pass_error(TL_EINVAL, at,
+                        "local buffer '%s' is written at %s inside T.Parallel, whose iterations are distributed over "
+                        "the block's threads (%s); every thread has its own copy, so each would hold only part of it",
+                        b->name, idx, dist_by);
+}
+
+static tl_status resolve(scan *c) {
+  tl__gpu_kernel_info *info = c->info;
+  const tl__gpu_params *p = c->p;
+  /* Groups of distributed fragments touched at one loop's own element. */
+  for (size_t li = 0; li < c->facts.len; li++) {
+    loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
+    int first = -1;
+    for (size_t k = 0; k < lf->ident.len; k++) {
+      int fi = TL__VEC_AT(&lf->ident, int, k);
+      if (frag_at(c, fi)->why) continue;
+      if (first < 0) first = fi;
+      else unite(info, first, fi);
+    }
+  }
+  /* Layouts per group. */
+  for (size_t i = 0; i < info->frags.len; i++) {
+    tl__gpu_frag *f = frag_at(c, (int)i);
+    if (f->why || find_root(info, (int)i) != (int)i) continue;
+    bool gemm = false;
+    int64_t eb = 1;
+    for (size_t j = 0; j < info->frags.len; j++) {
+      tl__gpu_frag *g = frag_at(c, (int)j);
+      if (g->why || find_root(info, (int)j) != (int)i) continue;
+      gemm |= g->gemm_c;
+      if ((int64_t)tl_dtype_bytes(g->buf->dtype) > eb) eb = (int64_t)tl_dtype_bytes(g->buf->dtype);
+    }
+    int64_t shape[16];
+    for (uint32_t d = 0; d < f->layout.ndim; d++) shape[d] = f->layout.shape[d];
+    tl__gpu_layout_choose(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, gemm);
+  }
+  for (size_t i = 0; i < info->frags.len; i++) {
+    tl__gpu_frag *f = frag_at(c, (int)i);
+    int r = find_root(info, (int)i);
+    f->group = r;
+    if (!f->why && r != (int)i) f->layout = frag_at(c, r)->layout;
+  }
+  /* Loops. */
+  for (size_t li = 0; li < c->facts.len; li++) {
+    loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
+    tl__gpu_loop rec = {lf->loop, TL__GPU_LOOP_REPLICATED, {0}, -1};
+    for (size_t k = 0; k < lf->ident.len && rec.frag < 0; k++) {
+      int fi = TL__VEC_AT(&lf->ident, int, k);
+      if (!frag_at(c, fi)->why) rec.frag = fi;
+    }
+    char dist_by[300];
+    if (rec.frag >= 0) {
+      rec.mode = TL__GPU_LOOP_LAYOUT;
+      rec.layout = frag_at(c, rec.frag)->layout;
+      snprintf(dist_by, sizeof dist_by, "as fragment '%s'", frag_at(c, rec.frag)->buf->name);
+    } else if (lf->writes_memory) {
+      snprintf(dist_by, sizeof dist_by, "it writes %s buffer '%s'",
+               lf->memory_buf ? tl_ir_scope_name(lf->memory_buf->scope) : "shared or global",
+               lf->memory_buf ? lf->memory_buf->name : "?");
+      const tl_ir_stmt *l = lf->loop;
+      int64_t shape[16];
+      bool constant = l->u.loop.n <= 16;
+      for (uint32_t d = 0; constant && d < l->u.loop.n; d++)
+        constant = tl__is_const_int(l->u.loop.extents[d], &shape[d]) && shape[d] >= 1;
+      if (constant) {
+        rec.mode = TL__GPU_LOOP_LAYOUT;
+        tl__gpu_layout_choose(&rec.layout, info->T, shape, l->u.loop.n, lf->elem_bytes ? lf->elem_bytes : 4,
+                              p->vector_bytes, false);
+      } else {
+        rec.mode = TL__GPU_LOOP_LINEAR;
+      }
+    }
+    if (rec.mode != TL__GPU_LOOP_REPLICATED)
+      for (size_t k = 0; k < lf->writes.len; k++) {
+        const write_fact *w = &TL__VEC_AT(&lf->writes, write_fact, k);
+        bool ok = w->buf->scope == TL_SCOPE_LOCAL_FRAGMENT && w->identity && !tl__gpu_find_frag(info, w->buf)->why;
+        if (!ok) return write_error(info, lf, w, dist_by);
+      }
+    TL__TRY(tl__vec_push(&info->loops, &rec));
+  }
+  return TL_OK;
+}
+
+static tl_status thread_count(const tl_ir_stmt *k, const tl__gpu_params *p, int64_t *T) {
+  *T = 1;
+  for (uint32_t i = 0; i < k->u.kernel.threads_ndim; i++) {
+    int64_t n;
+    const tl_ir_expr *e = k->u.kernel.threads[i];
+    if (!e) continue;
+    if (!tl__is_const_int(e, &n) || n < 1)
+      return tl__pass_error(TL_EUNSUPPORTED, e->span.line ? e->span : k->span,
+                            "T.Kernel threads must be positive integer constants on GPU targets");
+    *T *= n;
+  }
+  if (*T > p->max_threads)
+    return tl__pass_error(TL_EINVAL, k->span, "T.Kernel asks for %lld threads per block; the target allows at most %lld",
+                          (long long)*T, (long long)p->max_threads);
+  return TL_OK;
+}
+
+tl_status tl__gpu_infer_layouts(const tl_ir_stmt *k, const tl__gpu_params *p, tl__gpu_kernel_info *out) {
+  memset(out, 0, sizeof *out);
+  tl__vec_init(&out->frags, sizeof(tl__gpu_frag));
+  tl__vec_init(&out->loops, sizeof(tl__gpu_loop));
+  tl__vec_init(&out->texts, sizeof(char *));
+  TL__TRY(thread_count(k, p, &out->T));
+  scan c = {p, out, TL__VEC_INIT(loop_facts), -1, TL_OK};
+  scan_stmt(&c, k->u.kernel.body);
+  tl_status st = c.st;
+  if (st == TL_OK) st = resolve(&c);
+  for (size_t i = 0; i < c.facts.len; i++) {
+    tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).ident);
+    tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).writes);
+  }
+  tl__vec_free(&c.facts);
+  return st;
+}
+
+void tl__gpu_kernel_info_free(tl__gpu_kernel_info *info) {
+  for (size_t i = 0; i < info->texts.len; i++) tl__free(TL__VEC_AT(&info->texts, char *, i));
+  tl__vec_free(&info->texts);
+  tl__vec_free(&info->frags);
+  tl__vec_free(&info->loops);
+}
