@@ -11,6 +11,7 @@ libtcc-dev tcc
 clang libclang-rt-14-dev
 opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo
 mesa-vulkan-drivers python3-venv
+python3-dev python3-numpy python3-pytest
 "
 
 missing=""
