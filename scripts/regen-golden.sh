@@ -1,14 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered. An area is a
+# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered, cuda. An area is a
 # regen_<area> function below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-AREAS="target ir parse_errors codegen_examples gpu_lowered"
+AREAS="target ir parse_errors codegen_examples gpu_lowered cuda"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -84,6 +84,17 @@ regen_gpu_lowered() {
   mkdir -p tests/golden/gpu_lowered
   TL_REGEN_GOLDEN=1 "$BUILD/bin/test_gpu_lower" >/dev/null 2>&1 || echo "regen-golden: test_gpu_lower failed (the files were still written)" >&2
   echo "regenerated tests/golden/gpu_lowered ($(ls tests/golden/gpu_lowered | wc -l) files)"
+}
+
+# tests/golden/cuda/*.cu (the CUDA of three examples) and tests/golden/cuda_resources.txt
+# (ptxas' registers, spills, stack and shared memory of every example's kernels,
+# compiled by NVRTC for sm_90a; the file names the NVRTC that made it): written by
+# test_codegen_cuda. Without NVRTC only the .cu files are written.
+regen_cuda() {
+  cmake --build "$BUILD" --target test_codegen_cuda >/dev/null
+  mkdir -p tests/golden/cuda
+  TL_REGEN_GOLDEN=1 "$BUILD/bin/test_codegen_cuda" >/dev/null 2>&1 || echo "regen-golden: test_codegen_cuda failed (the files were still written)" >&2
+  echo "regenerated tests/golden/cuda ($(ls tests/golden/cuda | wc -l) files) and tests/golden/cuda_resources.txt"
 }
 
 ensure_built

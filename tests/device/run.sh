@@ -103,6 +103,7 @@ for tool in memcheck racecheck; do
     st=$?
   fi
   note=$(grep -m1 -e 'ERROR SUMMARY' -e 'RACECHECK SUMMARY' "$logs/$tool.log")
+  [ "$st" = 77 ] && note=$(head -n 1 "$logs/$tool.log")
   record "$tool" $st "$logs/$tool.log" "${note:-see the log}, $(( $(date +%s) - t0 )) s"
 done
 
