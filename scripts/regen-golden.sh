@@ -1,14 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered, gpu_codegen. An area
-# is a regen_<area> function below; add yours next to it.
+# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered, gpu_codegen, cuda.
+# An area is a regen_<area> function below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-AREAS="target ir parse_errors codegen_examples gpu_lowered gpu_codegen"
+AREAS="target ir parse_errors codegen_examples gpu_lowered gpu_codegen cuda"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -93,6 +93,17 @@ regen_gpu_codegen() {
   mkdir -p tests/golden/hip tests/golden/metal tests/golden/wgsl
   TL_REGEN_GOLDEN=1 "$BUILD/bin/test_codegen_gpu" >/dev/null 2>&1 || echo "regen-golden: test_codegen_gpu failed (the files were still written)" >&2
   echo "regenerated tests/golden/{hip,metal,wgsl} ($(ls tests/golden/hip tests/golden/metal tests/golden/wgsl | grep -c '\.') files)"
+}
+
+# tests/golden/cuda/*.cu (the CUDA of three examples) and tests/golden/cuda_resources.txt
+# (ptxas' registers, spills, stack and shared memory of every example's kernels,
+# compiled by NVRTC for sm_90a; the file names the NVRTC that made it): written by
+# test_codegen_cuda. Without NVRTC only the .cu files are written.
+regen_cuda() {
+  cmake --build "$BUILD" --target test_codegen_cuda >/dev/null
+  mkdir -p tests/golden/cuda
+  TL_REGEN_GOLDEN=1 "$BUILD/bin/test_codegen_cuda" >/dev/null 2>&1 || echo "regen-golden: test_codegen_cuda failed (the files were still written)" >&2
+  echo "regenerated tests/golden/cuda ($(ls tests/golden/cuda | wc -l) files) and tests/golden/cuda_resources.txt"
 }
 
 ensure_built

@@ -33,7 +33,7 @@ static pthread_mutex_t g_id_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
   char key[600];
   char *text;
-} g_ids[16];
+} g_ids[64];
 
 /* "nvcc <version>|<arch>|<options>|cc <version>|<flags>", per arch and code list. */
 static const char *nvcc_identity(const tl__build_request *req) {
@@ -58,12 +58,14 @@ static const char *nvcc_identity(const tl__build_request *req) {
     char *text = tl__format("nvcc %s|%s|%s|cc %s|-O3 -fPIC -shared -fwrapv -ffp-contract=off", version, arch, key, cc);
     if (!text) {
       tl__oom();
-    } else {
-      size_t slot = i < sizeof g_ids / sizeof g_ids[0] ? i : i - 1; /* full: replace the last */
-      if (slot != i) tl__free(g_ids[slot].text);
-      snprintf(g_ids[slot].key, sizeof g_ids[slot].key, "%s", key);
-      g_ids[slot].text = text; /* kept for the life of the process */
+    } else if (i < sizeof g_ids / sizeof g_ids[0]) {
+      snprintf(g_ids[i].key, sizeof g_ids[i].key, "%s", key);
+      g_ids[i].text = text; /* kept for the life of the process: callers hold it */
       found = text;
+    } else {
+      tl__free(text);
+      tl__error(TL_EUNSUPPORTED, "execution backend 'nvcc': one process compiles for at most %zu option sets",
+                sizeof g_ids / sizeof g_ids[0]);
     }
   }
   pthread_mutex_unlock(&g_id_lock);

@@ -76,7 +76,7 @@ static pthread_mutex_t g_id_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
   char arch[32];
   char *text;
-} g_ids[16];
+} g_ids[64];
 
 static const char *nvrtc_identity(const tl__build_request *req) {
   const tl__nvrtc *n;
@@ -99,15 +99,12 @@ static const char *nvrtc_identity(const tl__build_request *req) {
       tl__oom();
     } else if (i < sizeof g_ids / sizeof g_ids[0]) {
       snprintf(g_ids[i].arch, sizeof g_ids[i].arch, "%s", arch);
-      g_ids[i].text = text; /* kept for the life of the process */
+      g_ids[i].text = text; /* kept for the life of the process: callers hold it */
       found = text;
     } else {
-      /* more archs than slots in one process: a per-call string would leak, so
-       * reuse the last slot's storage order-free by replacing it */
-      tl__free(g_ids[i - 1].text);
-      snprintf(g_ids[i - 1].arch, sizeof g_ids[i - 1].arch, "%s", arch);
-      g_ids[i - 1].text = text;
-      found = text;
+      tl__free(text);
+      tl__error(TL_EUNSUPPORTED, "execution backend 'nvrtc': one process compiles for at most %zu archs",
+                sizeof g_ids / sizeof g_ids[0]);
     }
   }
   pthread_mutex_unlock(&g_id_lock);

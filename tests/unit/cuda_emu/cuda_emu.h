@@ -1,0 +1,142 @@
+/* A CPU stand-in for the CUDA device runtime, so the CUDA C++ the cuda dialect
+ * generates can run without a GPU (tests/unit/test_cuda_emulated.c). Compiled as
+ * C++17, force-included before the generated source: every GPU thread of a block
+ * is an OS thread, blocks run one after another; __syncthreads is a barrier of the
+ * block's threads; __shfl_xor_sync exchanges through a block-wide buffer between
+ * two barriers (the lowering guarantees every thread of the block reaches a
+ * shuffle together); atomics take one lock; __shared__ arrays are static (one
+ * instance, reused by the next block, as shared memory is). Not a model of
+ * timing or of the memory model: it checks what the generated code computes. */
+#ifndef TL_CUDA_EMU_H
+#define TL_CUDA_EMU_H
+
+#include <pthread.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+struct tl_emu_dim3 {
+  unsigned x, y, z;
+};
+static thread_local tl_emu_dim3 threadIdx, blockIdx;
+static tl_emu_dim3 blockDim, gridDim;
+static pthread_barrier_t tl_emu_barrier;
+static unsigned long long tl_emu_exchange[1024];
+static std::mutex tl_emu_atomic_lock;
+__attribute__((aligned(16))) static unsigned char tl_emu_dyn_smem[256 * 1024];
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(n)
+#define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define __shared__ static
+
+inline void __syncthreads() { pthread_barrier_wait(&tl_emu_barrier); }
+
+static inline unsigned tl_emu_linear_tid() {
+  return threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
+}
+
+template <typename T>
+inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {
+  (void)mask;
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffled values are at most 8 bytes");
+  unsigned t = tl_emu_linear_tid(), lane = t % 32u;
+  unsigned partner = t - lane + ((lane ^ (unsigned)lane_mask) % 32u);
+  (void)width; /* lane_mask < width: the partner is in the same segment */
+  std::memcpy(&tl_emu_exchange[t], &v, sizeof v);
+  __syncthreads();
+  T r;
+  std::memcpy(&r, &tl_emu_exchange[partner], sizeof r);
+  __syncthreads();
+  return r;
+}
+
+template <typename T>
+inline T tl_emu_atomic_add(T *a, T v) {
+  std::lock_guard<std::mutex> g(tl_emu_atomic_lock);
+  T old = *a;
+  *a = old + v;
+  return old;
+}
+inline int atomicAdd(int *a, int v) { return (int)tl_emu_atomic_add((unsigned *)a, (unsigned)v); }
+inline unsigned atomicAdd(unsigned *a, unsigned v) { return tl_emu_atomic_add(a, v); }
+inline unsigned long long atomicAdd(unsigned long long *a, unsigned long long v) { return tl_emu_atomic_add(a, v); }
+inline float atomicAdd(float *a, float v) { return tl_emu_atomic_add(a, v); }
+inline double atomicAdd(double *a, double v) { return tl_emu_atomic_add(a, v); }
+template <typename T>
+inline T tl_emu_atomic_cas(T *a, T compare, T value) {
+  std::lock_guard<std::mutex> g(tl_emu_atomic_lock);
+  T old = *a;
+  if (old == compare) *a = value;
+  return old;
+}
+inline unsigned atomicCAS(unsigned *a, unsigned c, unsigned v) { return tl_emu_atomic_cas(a, c, v); }
+inline unsigned long long atomicCAS(unsigned long long *a, unsigned long long c, unsigned long long v) {
+  return tl_emu_atomic_cas(a, c, v);
+}
+inline long long __double_as_longlong(double d) {
+  long long x;
+  std::memcpy(&x, &d, sizeof x);
+  return x;
+}
+inline double __longlong_as_double(long long x) {
+  double d;
+  std::memcpy(&d, &x, sizeof d);
+  return d;
+}
+
+struct alignas(8) float2 {
+  float x, y;
+};
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+struct alignas(8) uint2 {
+  unsigned x, y;
+};
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+
+/* Calls f with the parameters the void* array points at, converted to f's own
+ * parameter types (what cuLaunchKernel does with kernelParams). */
+template <typename... A, std::size_t... I>
+inline void tl_emu_apply(void (*f)(A...), void **p, std::index_sequence<I...>) {
+  f(*reinterpret_cast<A *>(p[I])...);
+}
+template <typename... A>
+inline void tl_emu_call(void (*f)(A...), void **p) {
+  tl_emu_apply(f, p, std::index_sequence_for<A...>{});
+}
+
+/* Runs a grid: blocks in order, each with one OS thread per GPU thread. */
+static inline void tl_emu_run(void (*body)(void **), void **p, const long long *g, const long long *b) {
+  gridDim = {(unsigned)g[0], (unsigned)g[1], (unsigned)g[2]};
+  blockDim = {(unsigned)b[0], (unsigned)b[1], (unsigned)b[2]};
+  unsigned n = blockDim.x * blockDim.y * blockDim.z;
+  for (unsigned bz = 0; bz < gridDim.z; bz++)
+    for (unsigned by = 0; by < gridDim.y; by++)
+      for (unsigned bx = 0; bx < gridDim.x; bx++) {
+        pthread_barrier_init(&tl_emu_barrier, nullptr, n);
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < n; t++)
+          threads.emplace_back([=] {
+            threadIdx = {t % blockDim.x, t / blockDim.x % blockDim.y, t / (blockDim.x * blockDim.y)};
+            blockIdx = {bx, by, bz};
+            body(p);
+          });
+        for (auto &th : threads) th.join();
+        pthread_barrier_destroy(&tl_emu_barrier);
+      }
+}
+
+#endif
