@@ -222,7 +222,7 @@ static void binary(wg *w, const tl_ir_expr *e) {
   tl_dtype t = tl_dtype_scalar(a->dtype);
   bool isf = tl_dtype_is_float(t), isb = tl_dtype_is_bool(t);
   bool nonneg = tl__cgen_expr_nonneg(G, a) && tl__cgen_expr_nonneg(G, b);
-  const char *tn = wtype(w, t);
+  wtype(w, t); /* an operand type WGSL lacks is refused here, by name */
   char fn[32];
   switch (e->u.binary.op) {
   case TL_BIN_ADD: infix(w, "+", a, b); return;
@@ -278,7 +278,6 @@ static void binary(wg *w, const tl_ir_expr *e) {
     return;
   }
   }
-  (void)tn;
   tl__cgen_error(G, TL_EINVAL, "unknown binary operator %d", (int)e->u.binary.op);
 }
 
