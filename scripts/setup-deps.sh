@@ -10,6 +10,7 @@ libjansson-dev libcmocka-dev libxxhash-dev libdlpack-dev
 libtcc-dev tcc
 clang libclang-rt-14-dev
 opencl-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd
+python3-dev python3-numpy python3-pytest
 "
 
 missing=""

@@ -89,6 +89,18 @@ TL_API tl_status tl_device_codegen_lower(const tl_device_codegen *c, tl_ir_modul
  * registered for target kind 'k'") unless override, which removes every entry of
  * that name and appends this one. Thread-safe. */
 TL_API tl_status tl_register_device_codegen(const char *target_kind, const tl_device_codegen *codegen, bool override);
+/* Import schemes: an import path "SCHEME:rest" whose SCHEME is registered here is
+ * imported by calling fn(rest, user_data) instead of loading a plugin library, with
+ * the same guarantees (at most once per import path, also when threads race; a
+ * failure is not remembered, so a later lookup tries again; no lock held during the
+ * call). Language bindings use it: the Python package registers "python", so
+ * "python:pkg.backend" imports a Python module that registers a backend. SCHEME is an
+ * identifier other than "builtin"; registering another function under a taken name
+ * is TL_EEXIST ("Import scheme 'x' is already registered") unless override (paths
+ * already imported stay imported). Thread-safe. */
+typedef tl_status (*tl_import_fn)(const char *name, void *user_data);
+TL_API tl_status tl_register_import_scheme(const char *scheme, tl_import_fn fn, void *user_data, bool override);
+
 /* Records an import path for the kind (replacing an earlier one) and marks the kind
  * not loaded: the next lookup for the kind imports it first (a plugin
  * "path/lib.so[:init_symbol]" or "builtin:NAME"; see tilelang/plugin.h). An import
@@ -151,6 +163,12 @@ TL_API bool tl_execution_backend_spec_is_available(const tl_execution_backend_sp
 TL_API const char *tl_execution_backend_spec_unavailable_reason(const tl_execution_backend_spec *s);
 
 /* ================================================= backend manifests: registry */
+
+/* Checks the manifest exactly as tl_register_backend does before registering (upstream
+ * BackendModule.__post_init__: every rule in upstream's order, each with its own
+ * TL_EINVAL message) without registering anything: what a binding calls when a
+ * manifest is constructed. Thread-safe. */
+TL_API tl_status tl_backend_module_validate(const tl_backend_module *m);
 
 /* Validates the manifest exactly as upstream BackendModule.__post_init__ (each rule
  * with its own TL_EINVAL message, in upstream's order; docs/backend-registry.md) and

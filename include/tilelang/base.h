@@ -42,6 +42,12 @@ TL_API const char *tl_last_error(void);
 /* "TL_EINVAL" for TL_EINVAL; "TL_UNKNOWN" for values outside the enum. Thread-safe. */
 TL_API const char *tl_status_name(tl_status s);
 
+/* Sets the calling thread's message to `message` (NULL means "") and returns `status`,
+ * so a component written against the public API (a codegen, hook or callback that is
+ * not a plugin; language bindings) reports a failure as the library does:
+ * `return tl_set_error(TL_EINVAL, "...")`. Thread-safe (per-thread state). */
+TL_API tl_status tl_set_error(tl_status status, const char *message);
+
 /* A short generic description of the status ("invalid argument"). Thread-safe. */
 TL_API const char *tl_status_message(tl_status s);
 

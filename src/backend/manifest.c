@@ -328,3 +328,5 @@ bool tl__manifest_equal(const tl_backend_module *a, const tl_backend_module *b) 
   if (!host_codegens_equal(a->host_codegens, b->host_codegens)) return false;
   return hooks_equal(a->host_codegen_hooks, b->host_codegen_hooks) && callbacks_equal(a->callbacks, b->callbacks);
 }
+
+tl_status tl_backend_module_validate(const tl_backend_module *m) { return tl__manifest_validate(m); }

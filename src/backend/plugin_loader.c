@@ -29,10 +29,16 @@ typedef struct builtin_plugin {
   tl_plugin_init_fn init;
 } builtin_plugin;
 
+typedef struct import_scheme {
+  tl_import_fn fn;
+  void *user_data;
+} import_scheme;
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_changed = PTHREAD_COND_INITIALIZER;
 static tl__map g_imports = TL__MAP_INIT;  /* import path -> import_record* */
 static tl__map g_builtins = TL__MAP_INIT; /* NAME -> builtin_plugin* */
+static tl__map g_schemes = TL__MAP_INIT;  /* scheme -> import_scheme* */
 
 /* ------------------------------------------------------------- the host table */
 
@@ -101,8 +107,28 @@ static tl_status split_path(const char *path, char **lib, const char **symbol) {
   return *lib ? TL_OK : tl__oom();
 }
 
+/* The registered scheme import_path starts with ("scheme:rest"), copied out under the
+ * lock; false if none. *rest points into import_path. */
+static bool find_scheme(const char *import_path, import_scheme *out, const char **rest) {
+  const char *colon = strchr(import_path, ':');
+  if (!colon || colon == import_path || (size_t)(colon - import_path) >= 64) return false;
+  char name[64];
+  memcpy(name, import_path, (size_t)(colon - import_path));
+  name[colon - import_path] = 0;
+  pthread_mutex_lock(&g_lock);
+  import_scheme *sc = tl__map_find(&g_schemes, name);
+  if (sc) *out = *sc;
+  pthread_mutex_unlock(&g_lock);
+  *rest = colon + 1;
+  return sc != NULL;
+}
+
 tl_status tl__plugin_check_path(const char *import_path) {
   if (!import_path || !*import_path) return tl__error(TL_EINVAL, "import path must not be empty");
+  import_scheme sc;
+  const char *rest;
+  if (find_scheme(import_path, &sc, &rest) && !*rest)
+    return tl__error(TL_EINVAL, "import path '%s' names nothing to import", import_path);
   if (tl__str_starts_with(import_path, BUILTIN_PREFIX) && !import_path[strlen(BUILTIN_PREFIX)])
     return tl__error(TL_EINVAL, "import path '%s' names no built-in backend", import_path);
   if (import_path[0] == ':') return tl__error(TL_EINVAL, "import path '%s' names no library", import_path);
@@ -171,6 +197,17 @@ static tl_status find_builtin(const char *import_path, tl_plugin_init_fn *init) 
 
 /* Loads and initialises one import path (no lock held). */
 static tl_status load_and_init(const char *import_path) {
+  import_scheme sc;
+  const char *rest;
+  if (find_scheme(import_path, &sc, &rest)) {
+    tl__error_clear();
+    tl_status s = sc.fn(rest, sc.user_data);
+    if (s != TL_OK) {
+      if (!*tl_last_error()) tl__error(s, "import function returned %s", tl_status_name(s));
+      return tl__error_context(s, "while importing '%s': ", import_path);
+    }
+    return TL_OK;
+  }
   tl_plugin_init_fn init = NULL;
   if (tl__str_starts_with(import_path, BUILTIN_PREFIX)) TL__TRY(find_builtin(import_path, &init));
   else TL__TRY(load_library(import_path, &init));
@@ -238,6 +275,32 @@ tl_status tl__plugin_register_builtin(const char *name, tl_plugin_init_fn init) 
   }
   tl__free(old);
   return TL_OK;
+}
+
+tl_status tl_register_import_scheme(const char *scheme, tl_import_fn fn, void *user_data, bool override) {
+  if (!scheme || !is_identifier(scheme) || strlen(scheme) >= 64)
+    return tl__error(TL_EINVAL, "import scheme '%s' must be an identifier (at most 63 characters)",
+                     scheme ? scheme : "(null)");
+  if (strcmp(scheme, "builtin") == 0) return tl__error(TL_EINVAL, "import scheme 'builtin' is reserved");
+  if (!fn) return tl__error(TL_EINVAL, "import scheme '%s' has no import function", scheme);
+  import_scheme *sc = tl__malloc(sizeof *sc);
+  if (!sc) return tl__oom();
+  sc->fn = fn;
+  sc->user_data = user_data;
+  pthread_mutex_lock(&g_lock);
+  import_scheme *old = tl__map_find(&g_schemes, scheme);
+  tl_status s = TL_OK;
+  if (old && !override && (old->fn != fn || old->user_data != user_data))
+    s = tl__error(TL_EEXIST, "Import scheme '%s' is already registered", scheme);
+  else if (old && !override)
+    old = NULL; /* the same registration again: nothing to change */
+  else
+    s = tl__map_put(&g_schemes, scheme, sc, (void **)&old);
+  bool stored = s == TL_OK && tl__map_find(&g_schemes, scheme) == sc;
+  pthread_mutex_unlock(&g_lock);
+  if (!stored) tl__free(sc);
+  if (stored) tl__free(old);
+  return s;
 }
 
 /* -------------------------------------------------------------- TL_PLUGIN_PATH */

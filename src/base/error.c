@@ -116,3 +116,7 @@ const char *tl_status_message(tl_status s) {
   }
   return "unknown status";
 }
+
+tl_status tl_set_error(tl_status status, const char *message) {
+  return tl__error(status, "%s", message ? message : "");
+}

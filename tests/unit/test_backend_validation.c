@@ -53,6 +53,9 @@ static tl_backend_module valid(const char *name) {
 static void expect_invalid(const tl_backend_module *m, const char *msg) {
   if (tl__manifest_validate(m) != TL_EINVAL) fail_msg("expected TL_EINVAL for: %s", msg);
   TL_ASSERT_MSG(msg);
+  /* The public entry (what bindings call on construction) says the same. */
+  if (tl_backend_module_validate(m) != TL_EINVAL) fail_msg("tl_backend_module_validate accepted: %s", msg);
+  TL_ASSERT_MSG(msg);
   const tl_backend_module *out = (const tl_backend_module *)m;
   TL_ASSERT_ERR(tl_register_backend(m, &out), TL_EINVAL, NULL);
   TL_ASSERT_MSG(msg);

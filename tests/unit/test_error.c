@@ -93,6 +93,22 @@ static void test_two_threads(void **state) {
   TL_ASSERT_MSG("main thread message");
 }
 
+/* tl_set_error: how components written against the public API report a failure. */
+static void test_set_error(void **state) {
+  (void)state;
+  assert_int_equal(tl_set_error(TL_ECOMPILE, "nvcc said no"), TL_ECOMPILE);
+  TL_ASSERT_MSG("nvcc said no");
+  assert_int_equal(tl_set_error(TL_EINVAL, NULL), TL_EINVAL);
+  assert_string_equal(tl_last_error(), "");
+  char big[4000];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  tl_set_error(TL_EINVAL, big);
+  assert_string_equal(tl_last_error(), big);
+  tl_set_error(TL_EINVAL, "100% literal %s"); /* not a format string */
+  TL_ASSERT_MSG("100% literal %s");
+}
+
 static void test_version(void **state) {
   (void)state;
   const char *v = tl_version();
@@ -106,6 +122,7 @@ int main(void) {
     cmocka_unit_test(test_message_may_reference_itself),
     cmocka_unit_test(test_long_message),     cmocka_unit_test(test_oom_message),
     cmocka_unit_test(test_two_threads),      cmocka_unit_test(test_version),
+    cmocka_unit_test(test_set_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

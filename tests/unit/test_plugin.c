@@ -215,6 +215,64 @@ static void test_builtin_and_paths(void **state) {
   assert_non_null(strstr(tl_last_error(), "/tmp/a:b/libx.so: cannot open"));
 }
 
+/* ----------------------------------------------------------- import schemes */
+
+static atomic_int scheme_calls;
+static atomic_bool scheme_fail;
+static char scheme_last[64];
+static const tl_device_codegen scheme_codegen = {"scheme_cg", {tlt_build, "scheme"}, {NULL, NULL}, tlt_model_is,
+                                                 (void *)"scheme"};
+
+/* An import function: records the name, registers a codegen (or fails on demand). */
+static tl_status scheme_import(const char *name, void *user_data) {
+  atomic_fetch_add(&scheme_calls, 1);
+  snprintf(scheme_last, sizeof scheme_last, "%s", name);
+  assert_string_equal((const char *)user_data, "ud");
+  if (atomic_load(&scheme_fail)) return tl_set_error(TL_EINVAL, "the module raised");
+  return tl_register_device_codegen("vulkan", &scheme_codegen, false);
+}
+
+static tl_status other_import(const char *name, void *user_data) {
+  (void)name;
+  (void)user_data;
+  return TL_OK;
+}
+
+static void test_import_schemes(void **state) {
+  (void)state;
+  TL_ASSERT_ERR(tl_register_import_scheme("builtin", scheme_import, NULL, false), TL_EINVAL, "reserved");
+  TL_ASSERT_ERR(tl_register_import_scheme("not an id", scheme_import, NULL, false), TL_EINVAL, "identifier");
+  TL_ASSERT_ERR(tl_register_import_scheme(NULL, scheme_import, NULL, false), TL_EINVAL, "identifier");
+  TL_ASSERT_ERR(tl_register_import_scheme("tltest", NULL, NULL, false), TL_EINVAL, "no import function");
+  TL_ASSERT_OK(tl_register_import_scheme("tltest", scheme_import, "ud", false));
+  TL_ASSERT_OK(tl_register_import_scheme("tltest", scheme_import, "ud", false)); /* the same again */
+  TL_ASSERT_ERR(tl_register_import_scheme("tltest", other_import, NULL, false), TL_EEXIST,
+                "Import scheme 'tltest' is already registered");
+  TL_ASSERT_ERR(tl_register_lazy_device_codegen("vulkan", "tltest:"), TL_EINVAL, "names nothing to import");
+
+  /* A failing import propagates with context and is retried by the next lookup. */
+  tl_target *t = tlt_target("{\"kind\":\"vulkan\",\"model\":\"scheme\"}");
+  atomic_store(&scheme_fail, true);
+  TL_ASSERT_OK(tl_register_lazy_device_codegen("vulkan", "tltest:pkg.backend"));
+  const tl_device_codegen *c = NULL;
+  TL_ASSERT_ERR(tl_resolve_device_codegen(t, &c), TL_EINVAL, "while importing 'tltest:pkg.backend': the module raised");
+  assert_int_equal(atomic_load(&scheme_calls), 1);
+  assert_string_equal(scheme_last, "pkg.backend");
+  atomic_store(&scheme_fail, false);
+  TL_ASSERT_OK(tl_resolve_device_codegen(t, &c));
+  assert_ptr_equal(c, &scheme_codegen);
+  TL_ASSERT_OK(tl_resolve_device_codegen(t, &c));
+  assert_int_equal(atomic_load(&scheme_calls), 2); /* imported once it succeeded */
+
+  /* Override replaces the function for paths not imported yet. */
+  TL_ASSERT_OK(tl_register_import_scheme("tltest", other_import, NULL, true));
+  TL_ASSERT_OK(tl__plugin_import("tltest:another"));
+  assert_int_equal(atomic_load(&scheme_calls), 2);
+  /* A path of an unregistered scheme is still a library path. */
+  TL_ASSERT_ERR(tl__plugin_import("noscheme:pkg.mod"), TL_EUNAVAILABLE, "Cannot load plugin 'noscheme:pkg.mod'");
+  tl_target_release(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lazy_load_once_under_racing_threads),
@@ -225,6 +283,7 @@ int main(void) {
     cmocka_unit_test(test_abi_major_mismatch),
     cmocka_unit_test(test_retry_after_failure),
     cmocka_unit_test(test_builtin_and_paths),
+    cmocka_unit_test(test_import_schemes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,86 @@
+"""Kernels on the GPU machine with torch CUDA tensors on the current stream. Skipped
+where torch with CUDA is missing (every machine but the GPU one)."""
+
+import importlib.util
+import os
+
+import pytest
+
+import tilelang_backend as tb
+
+if importlib.util.find_spec("torch") is not None:
+    import torch
+
+    HAVE_CUDA = torch.cuda.is_available()
+else:
+    torch = None
+    HAVE_CUDA = False
+
+HAVE_CUDA_BACKEND = any("cuda" in b.target_kinds for b in tb.list_backends().values())
+
+# Each test is collected and skipped (rather than the module), so pytest reports them.
+pytestmark = [
+    pytest.mark.skipif(not HAVE_CUDA, reason="needs torch with a CUDA device (the GPU machine)"),
+    pytest.mark.skipif(not HAVE_CUDA_BACKEND, reason="the library has no backend for target kind cuda"),
+]
+
+ROOT = os.environ.get("TLPY_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+@pytest.fixture(scope="module")
+def vector_add():
+    return tb.compile(os.path.join(EXAMPLES, "vector_add.py"))
+
+
+def test_target_is_the_gpu(vector_add):
+    assert vector_add.target.kind == "cuda"
+    major, minor = torch.cuda.get_device_capability()
+    assert vector_add.target.attrs["arch"].startswith(f"sm_{major}{minor}")
+
+
+def test_vector_add_with_torch_tensors(vector_add):
+    for n in (1, 1000, 4096):
+        a = torch.randn(n, device="cuda")
+        b = torch.randn(n, device="cuda")
+        c = torch.empty_like(a)
+        vector_add(a, b, c)
+        torch.testing.assert_close(c, a + b)
+
+
+def test_runs_on_torch_current_stream(vector_add):
+    n = 1 << 20
+    s = torch.cuda.Stream()
+    a = torch.randn(n, device="cuda")
+    b = torch.randn(n, device="cuda")
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s):
+        c = torch.empty_like(a)
+        vector_add(a, b, c)  # stream=None: torch's current stream, `s`
+        d = c * 2            # ordered after the kernel on `s`
+    s.synchronize()
+    torch.testing.assert_close(d, (a + b) * 2)
+
+
+def test_explicit_stream(vector_add):
+    a = torch.randn(4096, device="cuda")
+    b = torch.randn(4096, device="cuda")
+    c = torch.empty_like(a)
+    s = torch.cuda.Stream()
+    vector_add(a, b, c, stream=s.cuda_stream)
+    s.synchronize()
+    torch.testing.assert_close(c, a + b)
+
+
+def test_outputs_allocated_as_torch_tensors_on_the_device():
+    kernel = tb.compile(os.path.join(EXAMPLES, "transpose.py"))
+    a = torch.randn(70, 45, device="cuda")
+    b = kernel(a)
+    assert isinstance(b, torch.Tensor) and b.device == a.device and b.shape == (45, 70)
+    torch.testing.assert_close(b, a.T.contiguous())
+
+
+def test_device_mismatch_is_reported(vector_add):
+    a = torch.randn(16)
+    with pytest.raises(ValueError):
+        vector_add(a, a, a)  # CPU tensors for a CUDA kernel: the library refuses

@@ -1,0 +1,164 @@
+"""Backend module registration and per-compilation context resolution.
+
+Every rule (validation, registration, resolution) is the C library's: the
+dataclasses below hold fields, and their ``__post_init__`` and methods call into
+``tilelang_backend._C``. Errors are ``TileLangError`` (a ``ValueError``) with the
+library's message, upstream's wording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from . import _C
+from .device_codegen import DeviceCodegen
+from .execution_backend import ExecutionBackendSpec
+from .host_codegen import HostCodegen, HostCodegenHook
+from .ir import Artifact, IRModule
+from .pass_pipeline import PassPipeline
+from .target import Target
+
+BackendCallback = Callable[..., Any]
+TargetPredicate = Callable[[Target], bool]
+TargetLike = Union[str, "dict[str, object]", Target]
+
+__all__ = [
+    "BackendCallback",
+    "TargetPredicate",
+    "BackendModule",
+    "BackendContext",
+    "register_backend",
+    "get_backend",
+    "list_backends",
+    "create_backend_context",
+]
+
+
+@dataclass(frozen=True)
+class BackendModule:
+    """Complete Python registration manifest for one TileLang backend.
+
+    Validated on construction by the library (upstream's rules, in upstream's
+    order). A backend registered from C (built-in or plugin) appears as a
+    BackendModule whose callables are ``CFunction`` objects.
+    """
+
+    name: str
+    target_kinds: tuple[str, ...]
+    pipelines: Mapping[str, PassPipeline]
+    device_codegens: Mapping[str, DeviceCodegen]
+    execution_backends: tuple[ExecutionBackendSpec, ...]
+    supports_target: Optional[TargetPredicate] = None
+    host_codegens: Mapping[str, HostCodegen] = field(default_factory=dict)
+    host_codegen_hooks: Mapping[str, tuple[HostCodegenHook, ...]] = field(default_factory=dict)
+    callbacks: Mapping[str, BackendCallback] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _C.backend_module_init(self)
+
+    def matches(self, target: TargetLike) -> bool:
+        """Return whether this backend module owns the target."""
+        return _C.module_matches(self, target)
+
+    def get_pipeline(self, target: TargetLike) -> PassPipeline:
+        """Return the lowering pipeline declared for the target."""
+        return _C.module_get(0, self, target)
+
+    def lower(self, mod: IRModule, target: TargetLike) -> IRModule:
+        """Run this backend's lowering pipeline for the target."""
+        return _C.module_lower(self, mod, target)
+
+    def get_device_codegen(self, target: TargetLike) -> DeviceCodegen:
+        """Return the device codegen declared for the target."""
+        return _C.module_get(1, self, target)
+
+    def codegen_device(self, mod: IRModule, target: TargetLike, *, compile_device: bool) -> Artifact:
+        """Generate device code for the target."""
+        return _C.module_codegen_device(self, mod, target, compile_device)
+
+    def get_host_codegen(self, target_host: TargetLike) -> HostCodegen:
+        """Return the host codegen declared for the host target."""
+        return _C.module_get(2, self, target_host)
+
+    def codegen_host(self, mod: IRModule, target_host: TargetLike) -> Artifact:
+        """Generate host code for the host target."""
+        return _C.module_codegen_host(self, mod, target_host)
+
+    def preprocess_host_codegen(self, mod: IRModule, target_host: Optional[TargetLike], target: TargetLike) -> IRModule:
+        """Apply backend hooks before host code generation."""
+        return _C.module_preprocess_host_codegen(self, mod, target_host, target)
+
+    def allowed_execution_backends(self, target: TargetLike, *, include_unavailable: bool = True) -> tuple[str, ...]:
+        """Return execution backend names supported by the target."""
+        return _C.module_allowed_execution_backends(self, target, include_unavailable)
+
+    def resolve_execution_backend(self, requested: Optional[str], target: TargetLike) -> ExecutionBackendSpec:
+        """Resolve an execution backend policy for the target."""
+        return _C.module_resolve_execution_backend(self, requested, target)
+
+
+@dataclass(frozen=True)
+class BackendContext:
+    """Resolved backend state shared by every stage of one compilation.
+
+    Validated on construction by the library; ``create_backend_context`` is the
+    usual way to get one.
+    """
+
+    module: BackendModule
+    target: Target
+    target_host: Target
+    execution_backend: ExecutionBackendSpec
+
+    def __post_init__(self) -> None:
+        _C.context_init(self)
+
+    @property
+    def name(self) -> str:
+        """Return the selected backend module name."""
+        return _C.context_name(self)
+
+    def lower(self, mod: IRModule) -> IRModule:
+        """Run the selected backend's lowering pipeline."""
+        return _C.context_stage(0, self, mod)
+
+    def codegen_device(self, mod: IRModule, *, compile_device: Optional[bool] = None) -> Artifact:
+        """Generate device code using the selected execution policy by default."""
+        return _C.context_codegen_device(self, mod, compile_device)
+
+    def preprocess_host_codegen(self, mod: IRModule) -> IRModule:
+        """Apply selected-backend hooks before host code generation."""
+        return _C.context_stage(1, self, mod)
+
+    def codegen_host(self, mod: IRModule) -> Artifact:
+        """Generate host code for the resolved host target."""
+        return _C.context_stage(2, self, mod)
+
+
+def register_backend(backend: BackendModule) -> BackendModule:
+    """Validate and register every component declared by a backend manifest.
+
+    Registering an equal declaration again returns the registered module.
+    """
+    return _C.register_backend(backend)
+
+
+def get_backend(name: str) -> BackendModule:
+    """Return a registered backend module by name (the same object each time)."""
+    return _C.get_backend(name)
+
+
+def list_backends() -> dict[str, BackendModule]:
+    """Return a copy of the registered backend modules, in registration order."""
+    return _C.list_backends()
+
+
+def create_backend_context(
+    target: TargetLike = "auto",
+    target_host: Optional[TargetLike] = None,
+    execution_backend: Optional[str] = "auto",
+) -> BackendContext:
+    """Resolve user inputs into the immutable context for one compilation."""
+    return _C.create_backend_context(target, target_host, execution_backend)
