@@ -19,6 +19,7 @@
 #include "runtime/nvcc_tool.h"
 #include "runtime/spawn.h"
 #include "tilelang/backend.h"
+#include "tilelang/engine.h"
 
 #define SM90A "{\"kind\":\"cuda\",\"arch\":\"sm_90a\"}"
 
@@ -538,13 +539,43 @@ static void test_execution_backends(void **state) {
   tl_ir_module_free(m);
 }
 
+/* Every example and focused kernel through tl_compile with the nvrtc execution
+ * backend (NVRTC builds a cubin, the kernel loads; nothing is called). */
+static void test_nvrtc_every_example(void **state) {
+  (void)state;
+  if (!tl__nvrtc_available()) {
+    print_message("NVRTC is not available: %s\n", tl__nvrtc_unavailable_reason());
+    skip();
+  }
+  tl_compile_options o;
+  memset(&o, 0, sizeof o);
+  o.struct_size = sizeof o;
+  o.target = SM90A;
+  o.execution_backend = "nvrtc";
+  o.disable_cache = true;
+  for (size_t i = 0; i < CUDA_NEXAMPLES + CUDA_NCASES; i++) {
+    tl_ir_module *m = i < CUDA_NEXAMPLES ? cuda_parse_example(&k_cuda_examples[i])
+                                         : cuda_parse_case(&k_cuda_cases[i - CUDA_NEXAMPLES]);
+    const char *func = i < CUDA_NEXAMPLES ? NULL : k_cuda_cases[i - CUDA_NEXAMPLES].func;
+    tl_kernel *k = NULL;
+    if (tl_compile(m, func, &o, &k) != TL_OK)
+      fail_msg("%s: %s", i < CUDA_NEXAMPLES ? k_cuda_examples[i].file : k_cuda_cases[i - CUDA_NEXAMPLES].name,
+               tl_last_error());
+    assert_string_equal(tl_kernel_execution_backend(k), "nvrtc");
+    assert_non_null(strstr(tl_kernel_device_source(k), "extern \"C\" __global__"));
+    assert_non_null(tl_kernel_get_table(k));
+    tl_kernel_release(k);
+    tl_ir_module_free(m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_manifest),           cmocka_unit_test(test_context_resolution),
     cmocka_unit_test(test_archless_target),    cmocka_unit_test(test_validate),
     cmocka_unit_test(test_binary_cache),       cmocka_unit_test(test_nvrtc_table),
     cmocka_unit_test(test_driver_without_device), cmocka_unit_test(test_device_codegen_modes),
-    cmocka_unit_test(test_execution_backends),
+    cmocka_unit_test(test_execution_backends), cmocka_unit_test(test_nvrtc_every_example),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
