@@ -69,6 +69,27 @@ TL_API const char *tl_kernel_host_source(const tl_kernel *k);   /* "" if none */
 /* True if the kernel came from the kernel cache (memory or disk). */
 TL_API bool tl_kernel_from_cache(const tl_kernel *k);
 
+/* ---------------------------------------------------------- device memory */
+/* For callers whose data is on the host (tlc run, tests, C programs without a GPU
+ * framework): where the kernel's tensors must live, and memory there through the
+ * kernel's execution backend. Device ids are DLPack's device_id. Copies are
+ * synchronous and ordered after work on the default stream. Kernels that run on
+ * host memory report kDLCPU and the other calls fail with TL_EUNSUPPORTED
+ * (tl_kernel_device_synchronize succeeds at once). Thread-safe. */
+
+/* DLPack's DLDeviceType of the tensors the kernel takes (kDLCPU, kDLCUDA, ...). */
+TL_API int32_t tl_kernel_device_type(const tl_kernel *k);
+/* `bytes` of device memory on device `device_id` (at least 1 byte is allocated). */
+TL_API tl_status tl_kernel_device_alloc(const tl_kernel *k, int32_t device_id, size_t bytes, void **out);
+/* NULL-safe. */
+TL_API void tl_kernel_device_free(const tl_kernel *k, int32_t device_id, void *data);
+TL_API tl_status tl_kernel_copy_to_device(const tl_kernel *k, int32_t device_id, void *dst, const void *src,
+                                          size_t bytes);
+TL_API tl_status tl_kernel_copy_to_host(const tl_kernel *k, int32_t device_id, void *dst, const void *src,
+                                        size_t bytes);
+/* Waits until all work on the device has finished. */
+TL_API tl_status tl_kernel_device_synchronize(const tl_kernel *k, int32_t device_id);
+
 #ifdef __cplusplus
 }
 #endif

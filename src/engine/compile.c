@@ -49,7 +49,7 @@ static void forward_destroy(void *state) { tl_kernel_release(state); }
 static tl_status cached_alias(tl_kernel *k, tl_kernel **out) {
   tl__kernel_desc d = {tl_kernel_name(k),          tl_kernel_target(k),        tl_kernel_execution_backend(k),
                        tl_kernel_get_table(k),     tl_kernel_device_source(k), tl_kernel_host_source(k),
-                       true};
+                       true,                       tl__kernel_memory(k)};
   tl__loaded fwd = {tl_kernel_retain(k), forward_call, forward_destroy};
   return tl__kernel_create(&d, fwd, out);
 }
@@ -106,7 +106,8 @@ static tl_status load_entry(job *j, const tl__cache_entry *e, const char *dir, t
     s = j->impl->load(&req, dir, &loaded);
   }
   if (s == TL_OK) {
-    tl__kernel_desc d = {e->name, j->target, j->spec->name, table, e->device_source, e->host_source, true};
+    tl__kernel_desc d = {e->name,          j->target,         j->spec->name, table, e->device_source,
+                         e->host_source, true,              j->impl->memory};
     s = tl__kernel_create(&d, loaded, out);
   }
   tl_kernel_table_free(table);
@@ -220,7 +221,8 @@ static tl_status compile_fresh(job *j, tl_kernel **out) {
                          l.table,
                          l.device ? tl_artifact_source(l.device) : NULL,
                          l.host ? tl_artifact_source(l.host) : NULL,
-                         false};
+                         false,
+                         j->impl->memory};
     s = tl__kernel_create(&d, loaded, out);
   }
   tl__lowered_free(&l);

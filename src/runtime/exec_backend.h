@@ -6,6 +6,7 @@
 #ifndef TL_RUNTIME_EXEC_BACKEND_H
 #define TL_RUNTIME_EXEC_BACKEND_H
 
+#include "runtime/device_memory.h"
 #include "tilelang/backend.h"
 #include "tilelang/runtime.h"
 #include "tilelang/target.h"
@@ -33,6 +34,9 @@ typedef struct tl__exec_impl {
   tl_status (*build)(const tl__build_request *req, const char *dir);
   /* Loads from `dir`. */
   tl_status (*load)(const tl__build_request *req, const char *dir, tl__loaded *out);
+  /* Where the kernels' tensors live when not in host memory (the CUDA backends), for
+   * tl_kernel_device_alloc and its siblings; NULL: host tensors. Plugins: NULL. */
+  const tl__device_memory *memory;
 } tl__exec_impl;
 
 /* Registers an implementation (kept by pointer). Same name and pointer: no-op; same

@@ -50,6 +50,7 @@ tl_status tl__register_plugin_exec_impl(const tl_exec_impl *impl) {
     copy->identity = impl->identity;
     copy->build = impl->build;
     copy->load = impl->load;
+    copy->memory = NULL; /* plugins run on host tensors or manage their own */
     s = tl__register_exec_impl(copy); /* name and field checks, name conflicts */
   }
   if (s == TL_OK) {

@@ -17,6 +17,7 @@ struct tl_kernel {
   char *device_source;
   char *host_source;
   bool from_cache;
+  const tl__device_memory *memory;
   tl__loaded loaded;
 };
 
@@ -45,6 +46,7 @@ tl_status tl__kernel_create(const tl__kernel_desc *d, tl__loaded loaded, tl_kern
   k->loaded = loaded;
   tl__ref_init(&k->rc);
   k->from_cache = d->from_cache;
+  k->memory = d->memory;
   k->target = d->target ? tl_target_retain(d->target) : NULL;
   k->name = tl__strdup(d->name);
   k->exec_name = tl__strdup(d->exec_name);
@@ -84,3 +86,56 @@ const tl_kernel_table *tl_kernel_get_table(const tl_kernel *k) { return k ? k->t
 const char *tl_kernel_device_source(const tl_kernel *k) { return k ? k->device_source : ""; }
 const char *tl_kernel_host_source(const tl_kernel *k) { return k ? k->host_source : ""; }
 bool tl_kernel_from_cache(const tl_kernel *k) { return k && k->from_cache; }
+
+const tl__device_memory *tl__kernel_memory(const tl_kernel *k) { return k ? k->memory : NULL; }
+
+/* ------------------------------------------------------------ device memory */
+
+int32_t tl_kernel_device_type(const tl_kernel *k) {
+  return k && k->memory ? k->memory->device_type : 1; /* kDLCPU */
+}
+
+/* The kernel's device memory, or TL_EUNSUPPORTED naming the execution backend. */
+static tl_status memory_of(const tl_kernel *k, const char *fn, const tl__device_memory **out) {
+  if (!k) return tl__error(TL_EINVAL, "%s: kernel must not be NULL", fn);
+  if (!k->memory)
+    return tl__error(TL_EUNSUPPORTED,
+                     "%s: execution backend '%s' runs kernel '%s' on host memory (kDLCPU tensors); it has no "
+                     "device memory",
+                     fn, k->exec_name, k->name);
+  *out = k->memory;
+  return TL_OK;
+}
+
+tl_status tl_kernel_device_alloc(const tl_kernel *k, int32_t device_id, size_t bytes, void **out) {
+  if (!out) return tl__error(TL_EINVAL, "tl_kernel_device_alloc: out must not be NULL");
+  *out = NULL;
+  const tl__device_memory *m = NULL;
+  TL__TRY(memory_of(k, "tl_kernel_device_alloc", &m));
+  return m->alloc(device_id, bytes, out);
+}
+
+void tl_kernel_device_free(const tl_kernel *k, int32_t device_id, void *data) {
+  if (k && k->memory && data) k->memory->free(device_id, data);
+}
+
+tl_status tl_kernel_copy_to_device(const tl_kernel *k, int32_t device_id, void *dst, const void *src, size_t bytes) {
+  const tl__device_memory *m = NULL;
+  TL__TRY(memory_of(k, "tl_kernel_copy_to_device", &m));
+  if (bytes && (!dst || !src)) return tl__error(TL_EINVAL, "tl_kernel_copy_to_device: NULL buffer for %zu bytes", bytes);
+  return m->to_device(device_id, dst, src, bytes);
+}
+
+tl_status tl_kernel_copy_to_host(const tl_kernel *k, int32_t device_id, void *dst, const void *src, size_t bytes) {
+  const tl__device_memory *m = NULL;
+  TL__TRY(memory_of(k, "tl_kernel_copy_to_host", &m));
+  if (bytes && (!dst || !src)) return tl__error(TL_EINVAL, "tl_kernel_copy_to_host: NULL buffer for %zu bytes", bytes);
+  return m->to_host(device_id, dst, src, bytes);
+}
+
+tl_status tl_kernel_device_synchronize(const tl_kernel *k, int32_t device_id) {
+  if (k && !k->memory) return TL_OK; /* host kernels finish before tl_kernel_call returns */
+  const tl__device_memory *m = NULL;
+  TL__TRY(memory_of(k, "tl_kernel_device_synchronize", &m));
+  return m->synchronize(device_id);
+}

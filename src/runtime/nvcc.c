@@ -218,4 +218,5 @@ const tl__exec_impl tl__exec_nvcc = {
   .identity = nvcc_identity,
   .build = nvcc_build,
   .load = nvcc_load,
+  .memory = &tl__cuda_memory,
 };

@@ -444,4 +444,5 @@ const tl__exec_impl tl__exec_nvrtc = {
   .identity = nvrtc_identity,
   .build = nvrtc_build,
   .load = nvrtc_load,
+  .memory = &tl__cuda_memory,
 };

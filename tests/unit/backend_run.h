@@ -94,7 +94,7 @@ static inline tl_status br_compile_in(const tl_ir_module *m, const char *func, t
   if (s == TL_OK) s = impl->load(&req, dir, &loaded);
   if (s == TL_OK) {
     tl__kernel_desc d = {func,  req.target, spec->name, table, tl_artifact_source(b.device),
-                         b.host ? tl_artifact_source(b.host) : NULL, false};
+                         b.host ? tl_artifact_source(b.host) : NULL, false, impl->memory};
     s = tl__kernel_create(&d, loaded, out);
   }
   if (scratch) br_rmdir(scratch);

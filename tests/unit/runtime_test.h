@@ -71,7 +71,8 @@ static inline tl_status rt_build(const char *impl_name, tl_ir_module *m, const t
   if (s == TL_OK) s = impl->build(&req, dir);
   if (s == TL_OK) s = impl->load(&req, dir, &loaded);
   if (s == TL_OK) {
-    tl__kernel_desc d = {entry, c, impl_name, table, tl_artifact_source(device), tl_artifact_source(host), false};
+    tl__kernel_desc d = {entry, c, impl_name, table, tl_artifact_source(device), tl_artifact_source(host), false,
+                         impl->memory};
     s = tl__kernel_create(&d, loaded, out);
   }
   if (dir) rt_rmdir(dir);

@@ -393,7 +393,8 @@ static tl_status compile(const tl_ir_module *m, const char *func, tl_backend_con
   if (s == TL_OK) s = impl->build(&req, dir);
   if (s == TL_OK) s = impl->load(&req, dir, &loaded);
   if (s == TL_OK) {
-    tl__kernel_desc d = {func, target, spec->name, table, tl_artifact_source(device), tl_artifact_source(host), false};
+    tl__kernel_desc d = {func, target, spec->name, table, tl_artifact_source(device), tl_artifact_source(host), false,
+                         impl->memory};
     s = tl__kernel_create(&d, loaded, out);
   }
   if (dir) {

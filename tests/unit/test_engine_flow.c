@@ -133,7 +133,7 @@ static tl_status fake_load(const tl__build_request *req, const char *dir, tl__lo
   return TL_OK;
 }
 
-static const tl__exec_impl k_impl = {"fakeexec", k_files, fake_identity, fake_build, fake_load};
+static const tl__exec_impl k_impl = {"fakeexec", k_files, fake_identity, fake_build, fake_load, NULL};
 
 /* ------------------------------------------------------------------ helpers */
 

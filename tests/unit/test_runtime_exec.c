@@ -37,10 +37,10 @@ static void test_registry(void **state) {
   assert_ptr_equal(tl__find_exec_impl("nvcc"), &tl__exec_nvcc);
   assert_null(tl__find_exec_impl("NVRTC"));
   assert_null(tl__find_exec_impl(NULL));
-  static const tl__exec_impl fake = {"fake", fake_files, fake_identity, fake_build, fake_load};
-  static const tl__exec_impl fake2 = {"fake", fake_files, fake_identity, fake_build, fake_load};
-  static const tl__exec_impl nameless = {"", fake_files, fake_identity, fake_build, fake_load};
-  static const tl__exec_impl partial = {"partial", fake_files, NULL, fake_build, fake_load};
+  static const tl__exec_impl fake = {"fake", fake_files, fake_identity, fake_build, fake_load, NULL};
+  static const tl__exec_impl fake2 = {"fake", fake_files, fake_identity, fake_build, fake_load, NULL};
+  static const tl__exec_impl nameless = {"", fake_files, fake_identity, fake_build, fake_load, NULL};
+  static const tl__exec_impl partial = {"partial", fake_files, NULL, fake_build, fake_load, NULL};
   TL_ASSERT_OK(tl__register_exec_impl(&fake));
   TL_ASSERT_OK(tl__register_exec_impl(&fake)); /* same pointer: nothing to do */
   TL_ASSERT_ERR(tl__register_exec_impl(&fake2), TL_EEXIST, "Execution backend implementation 'fake' is already registered");
@@ -230,7 +230,7 @@ static void test_source(void **state) {
   assert_string_equal(list, "device.c\nhost.c\n");
   tl__loaded loaded;
   TL_ASSERT_OK(tl__exec_source.load(&req, dir, &loaded));
-  tl__kernel_desc d = {"vadd", c, "source", req.table, tl_artifact_source(device), tl_artifact_source(host), false};
+  tl__kernel_desc d = {"vadd", c, "source", req.table, tl_artifact_source(device), tl_artifact_source(host), false, NULL};
   tl_kernel *k;
   TL_ASSERT_OK(tl__kernel_create(&d, loaded, &k));
   float a[1];
@@ -300,7 +300,7 @@ static void test_kernel_object(void **state) {
   tl_target *c;
   TL_ASSERT_OK(tl_target_parse("c", &c));
   tl_kernel_table *t = vadd_table(TL_DT_FLOAT32);
-  tl__kernel_desc d = {"vadd", c, "native", t, "device text", NULL, true};
+  tl__kernel_desc d = {"vadd", c, "native", t, "device text", NULL, true, NULL};
   tl_kernel *k;
   g_destroyed = 0;
   TL_ASSERT_OK(tl__kernel_create(&d, (tl__loaded){&three, answer_call, count_destroy}, &k));
@@ -316,6 +316,17 @@ static void test_kernel_object(void **state) {
   tl_value none[3] = {{0}};
   TL_ASSERT_OK(tl_kernel_call(k, none, 3, NULL));
   TL_ASSERT_ERR(tl_kernel_call(k, none, -1, NULL), TL_EINVAL, "-1 arguments");
+  /* a host kernel has no device memory: kDLCPU, and the memory calls say so */
+  assert_int_equal(tl_kernel_device_type(k), 1);
+  void *p = &three;
+  TL_ASSERT_ERR(tl_kernel_device_alloc(k, 0, 16, &p), TL_EUNSUPPORTED,
+                "execution backend 'native' runs kernel 'vadd' on host memory (kDLCPU tensors); it has no device memory");
+  assert_null(p);
+  TL_ASSERT_ERR(tl_kernel_copy_to_device(k, 0, &three, &three, 4), TL_EUNSUPPORTED, "tl_kernel_copy_to_device");
+  TL_ASSERT_ERR(tl_kernel_copy_to_host(k, 0, &three, &three, 4), TL_EUNSUPPORTED, "tl_kernel_copy_to_host");
+  TL_ASSERT_OK(tl_kernel_device_synchronize(k, 0));
+  tl_kernel_device_free(k, 0, &three); /* nothing to free: ignored */
+  TL_ASSERT_ERR(tl_kernel_device_alloc(NULL, 0, 16, &p), TL_EINVAL, "kernel must not be NULL");
   assert_ptr_equal(tl_kernel_retain(k), k);
   tl_kernel_release(k);
   assert_int_equal(g_destroyed, 0);
@@ -325,7 +336,7 @@ static void test_kernel_object(void **state) {
   assert_null(tl_kernel_name(NULL));
   assert_false(tl_kernel_from_cache(NULL));
   /* Bad descriptions are refused and the loaded state is still destroyed. */
-  tl__kernel_desc bad = {NULL, c, "native", NULL, NULL, NULL, false};
+  tl__kernel_desc bad = {NULL, c, "native", NULL, NULL, NULL, false, NULL};
   TL_ASSERT_ERR(tl__kernel_create(&bad, (tl__loaded){&three, answer_call, count_destroy}, &k), TL_EINVAL, "needs a name");
   assert_int_equal(g_destroyed, 2);
   TL_ASSERT_ERR(tl__kernel_create(&d, (tl__loaded){&three, NULL, count_destroy}, &k), TL_EINVAL, "call function");
@@ -353,7 +364,7 @@ static void test_kernel_oom(void **state) {
   tl_target *c;
   TL_ASSERT_OK(tl_target_parse("c", &c));
   tl_kernel_table *t = vadd_table(TL_DT_FLOAT16);
-  oom_ctx o = {{"vadd", c, "tcc", t, "d", "h", false}};
+  oom_ctx o = {{"vadd", c, "tcc", t, "d", "h", false, NULL}};
   assert_true(tl_oom_sweep(oom_create, NULL, &o) >= 5);
   tl_kernel_table_free(t);
   tl_target_release(c);
