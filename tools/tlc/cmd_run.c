@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "compile_args.h"
+#include "device_io.h"
 #include "kernel_args.h"
 #include "kernel_io.h"
 #include "tilelang/engine.h"
@@ -140,8 +141,9 @@ static int check_outputs(const tlc_kernel_io *got, const tlc_kernel_io *ref, int
   return bad;
 }
 
-/* Times n calls; prints the median and the minimum. */
-static int bench(tl_kernel *k, const tlc_kernel_io *io, long n) {
+/* Times n calls; prints the median and the minimum. A device kernel's call is
+ * timed up to the device's being done with it (launches are asynchronous). */
+static int bench(tl_kernel *k, const tlc_device_io *io, long n) {
   double *t = malloc((size_t)n * sizeof *t);
   if (!t) {
     fprintf(stderr, "tlc: out of memory\n");
@@ -150,6 +152,7 @@ static int bench(tl_kernel *k, const tlc_kernel_io *io, long n) {
   for (long i = 0; i < n; i++) {
     double t0 = now_us();
     tl_status s = tl_kernel_call(k, io->args, (int)io->n, NULL);
+    if (s == TL_OK && io->on_device) s = tlc_device_io_synchronize(io);
     t[i] = now_us() - t0;
     if (s != TL_OK) {
       free(t);
@@ -158,7 +161,8 @@ static int bench(tl_kernel *k, const tlc_kernel_io *io, long n) {
   }
   qsort(t, (size_t)n, sizeof *t, cmp_double);
   double median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-  printf("bench: %ld calls, median %.3f us per call (min %.3f us)\n", n, median, t[0]);
+  printf("bench: %ld calls, median %.3f us per call (min %.3f us)%s\n", n, median, t[0],
+         io->on_device ? ", each until the device finished" : "");
   free(t);
   return TLC_OK;
 }
@@ -168,6 +172,7 @@ static int run_kernel(const tl_ir_module *mod, const tl_ir_func *f, const tl_com
                       const run_opts *ro) {
   tl_kernel *k = NULL;
   tlc_kernel_io *io = NULL, *ref = NULL;
+  tlc_device_io *dev = NULL;
   double t0 = now_us();
   if (tl_compile(mod, f->name, opts, &k) != TL_OK) return tlc_fail();
   double compile_ms = (now_us() - t0) / 1e3;
@@ -180,7 +185,10 @@ static int run_kernel(const tl_ir_module *mod, const tl_ir_func *f, const tl_com
     tlc_kernel_io_fill(io, ro->seed);
     if (ro->check && tlc_kernel_io_clone(io, &ref) != TL_OK) rc = tlc_fail();
   }
-  if (rc == TLC_OK && tl_kernel_call(k, io->args, (int)io->n, NULL) != TL_OK) rc = tlc_fail();
+  /* Tensors where the kernel takes them: device copies for a GPU kernel. */
+  if (rc == TLC_OK && tlc_device_io_create(k, io, &dev) != TL_OK) rc = tlc_fail();
+  if (rc == TLC_OK && tl_kernel_call(k, dev->args, (int)dev->n, NULL) != TL_OK) rc = tlc_fail();
+  if (rc == TLC_OK && tlc_device_io_download(dev, io) != TL_OK) rc = tlc_fail();
   if (rc == TLC_OK) tlc_kernel_io_print_checksums(io, stdout);
   if (rc == TLC_OK && ref) {
     if (tl_ir_interpret(mod, f->name, ref->args, (int)ref->n) != TL_OK) {
@@ -190,7 +198,8 @@ static int run_kernel(const tl_ir_module *mod, const tl_ir_func *f, const tl_com
       rc = TLC_FAIL;
     }
   }
-  if (rc == TLC_OK && ro->bench > 0) rc = bench(k, io, ro->bench);
+  if (rc == TLC_OK && ro->bench > 0) rc = bench(k, dev, ro->bench);
+  tlc_device_io_free(dev);
   tlc_kernel_io_free(ref);
   tlc_kernel_io_free(io);
   tl_kernel_release(k);
