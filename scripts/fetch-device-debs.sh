@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 mkdir -p .carry/debs
 cd .carry/debs
 apt-get download libjansson-dev libjansson4 libcmocka-dev libcmocka0 libxxhash-dev libxxhash0 \
-  libdlpack-dev libtcc-dev tcc 2>/dev/null
+  libdlpack-dev libtcc-dev tcc python3-pytest python3-pluggy python3-iniconfig python3-packaging 2>/dev/null
 ls

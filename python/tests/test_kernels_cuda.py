@@ -67,6 +67,9 @@ def test_explicit_stream(vector_add):
     b = torch.randn(4096, device="cuda")
     c = torch.empty_like(a)
     s = torch.cuda.Stream()
+    # torch's side streams do not wait for the default one: the inputs' randn must
+    # be ordered before the kernel, as for any work handed to another stream.
+    s.wait_stream(torch.cuda.current_stream())
     vector_add(a, b, c, stream=s.cuda_stream)
     s.synchronize()
     torch.testing.assert_close(c, a + b)
