@@ -15,15 +15,17 @@
 typedef struct fake_ctx {
   int device;
 } fake_ctx;
+typedef struct fake_function {
+  struct fake_module *module;
+  struct fake_function *next; /* the module's functions, freed with it */
+  char name[128];
+} fake_function;
 typedef struct fake_module {
   int serial, device;
   unsigned char *image;
   size_t size;
+  fake_function *functions;
 } fake_module;
-typedef struct fake_function {
-  fake_module *module;
-  char name[128];
-} fake_function;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static fake_ctx g_ctx[2] = {{0}, {1}};
@@ -176,6 +178,11 @@ EXPORT int cuModuleUnload(void *module) {
   pthread_mutex_lock(&g_lock);
   g_stats.module_unloads++;
   pthread_mutex_unlock(&g_lock);
+  while (m->functions) {
+    fake_function *f = m->functions;
+    m->functions = f->next;
+    free(f);
+  }
   free(m->image);
   free(m);
   return 0;
@@ -193,8 +200,10 @@ EXPORT int cuModuleGetFunction(void **fn, void *module, const char *name) {
   strncpy(f->name, name, sizeof f->name - 1);
   pthread_mutex_lock(&g_lock);
   g_stats.get_functions++;
+  f->next = m->functions; /* as in the driver, a function lives as long as its module */
+  m->functions = f;
   pthread_mutex_unlock(&g_lock);
-  *fn = f; /* freed never: functions live with their module in the driver; a test leaks a few */
+  *fn = f;
   return 0;
 }
 EXPORT int cuFuncSetAttribute(void *fn, int attrib, int value) {

@@ -12,16 +12,20 @@ test -x "$prefix/bin/tlc"
 "$prefix/bin/tlc" --version
 test -f "$prefix/include/tilelang/tilelang.h"
 
+# The installed .pc first; a search path from the environment kept after it (where
+# the dependencies' .pc files live outside the default path, as on the GPU machine).
+pcpath="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+
 # pkg-config, shared library.
-PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --exists tilelang-backend
-cflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags tilelang-backend)
-libs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --libs tilelang-backend)
+PKG_CONFIG_PATH="$pcpath" pkg-config --exists tilelang-backend
+cflags=$(PKG_CONFIG_PATH="$pcpath" pkg-config --cflags tilelang-backend)
+libs=$(PKG_CONFIG_PATH="$pcpath" pkg-config --libs tilelang-backend)
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Werror $cflags "$src/tests/install/consumer/consumer.c" -o "$work/consumer-pc" $libs -Wl,-rpath,"$libdir"
 "$work/consumer-pc"
 
 # pkg-config, static library.
-slibs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --static --libs tilelang-backend | sed "s|-ltilelang-backend|$libdir/libtilelang-backend.a|")
+slibs=$(PKG_CONFIG_PATH="$pcpath" pkg-config --static --libs tilelang-backend | sed "s|-ltilelang-backend|$libdir/libtilelang-backend.a|")
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Werror $cflags "$src/tests/install/consumer/consumer.c" -o "$work/consumer-static" $slibs
 "$work/consumer-static"
