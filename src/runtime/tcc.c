@@ -56,9 +56,19 @@ static void on_error(void *opaque, const char *msg) {
   tl__sb_appendf(sb, "%s\n", msg);
 }
 
-bool tl__tcc_available(void) {
+/* Examined once per process: context resolution asks on every tl_compile, and an
+ * access() there cost a memory cache hit about 2 us. */
+static pthread_once_t g_available_once = PTHREAD_ONCE_INIT;
+static bool g_available;
+
+static void examine_available(void) {
   static const char path[] = TL_TCC_LIBDIR "/libtcc1.a";
-  return linked() && TL_TCC_LIBDIR[0] && access(path, R_OK) == 0;
+  g_available = linked() && TL_TCC_LIBDIR[0] && access(path, R_OK) == 0;
+}
+
+bool tl__tcc_available(void) {
+  pthread_once(&g_available_once, examine_available);
+  return g_available;
 }
 
 const char *tl__tcc_unavailable_reason(void) {
