@@ -279,17 +279,7 @@ static void test_scalars_and_shared_nvcc(void **state) {
 /* Two compilations whose device functions are both twice_kernel: each kernel
  * object launches from its own module. */
 static void check_aliasing(const char *exec) {
-  static const char *const srcs[2] = {
-      CUDA_HDR "@T.prim_func\n"
-               "def twice(A: T.Tensor((256,), \"float32\"), B: T.Tensor((256,), \"float32\")):\n"
-               "    with T.Kernel(2, threads=128) as bx:\n"
-               "        for i in T.Parallel(128):\n"
-               "            B[bx * 128 + i] = A[bx * 128 + i] * 2.0\n",
-      CUDA_HDR "@T.prim_func\n"
-               "def twice(A: T.Tensor((256,), \"float32\"), B: T.Tensor((256,), \"float32\")):\n"
-               "    with T.Kernel(2, threads=128) as bx:\n"
-               "        for i in T.Parallel(128):\n"
-               "            B[bx * 128 + i] = A[bx * 128 + i] * 3.0\n"};
+  static const char *const srcs[2] = {CUDA_TWICE_SRC("2.0"), CUDA_TWICE_SRC("3.0")};
   tl_kernel *k[2] = {compile(srcs[0], "twice", exec, false), compile(srcs[1], "twice", exec, false)};
   static tensor a, b;
   tl_value args[2] = {vec(&a, 256, 0), vec(&b, 256, 0)};

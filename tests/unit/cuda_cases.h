@@ -62,6 +62,15 @@ typedef struct cuda_case {
 
 #define CUDA_HDR "import tilelang.language as T\n"
 
+/* A kernel `twice` scaling 256 floats by FACTOR (a string literal): two compilations
+ * with different factors have same-named device functions (the aliasing tests). */
+#define CUDA_TWICE_SRC(FACTOR)                                                                   \
+  CUDA_HDR "@T.prim_func\n"                                                                      \
+           "def twice(A: T.Tensor((256,), \"float32\"), B: T.Tensor((256,), \"float32\")):\n" \
+           "    with T.Kernel(2, threads=128) as bx:\n"                                          \
+           "        for i in T.Parallel(128):\n"                                                 \
+           "            B[bx * 128 + i] = A[bx * 128 + i] * " FACTOR "\n"
+
 static const cuda_case k_cuda_cases[] = {
     {"atomic adds of 16-bit floats, float64, int8 (wrapping), int16 and int64 from several blocks", "atom",
      CUDA_HDR "@T.prim_func\n"
