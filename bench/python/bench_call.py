@@ -114,13 +114,21 @@ def raw_launch_ns(kernel, tensors, scalars_by_sym, iters, reps, sync, stream, ar
     csizes = (ctypes.c_int * len(sizes))(*sizes)
 
     def run(n):
+        """ns of n launches, timed inside the helper (its NVRTC compile and module
+        load, done on every call, stay outside the figure)."""
         r = lib.tlbench_raw_launch(src, launch["symbol"].encode(), arch.encode(), grid, block, shared, blob, csizes,
                                    len(sizes), n, ctypes.c_void_p(stream))
         if r < 0:
             raise RuntimeError("raw launch: " + lib.tlbench_error().decode())
+        return r
 
     run(10)
-    return median_ns(run, iters, reps, sync)
+    samples = []
+    for _ in range(reps):
+        sync()
+        samples.append(run(iters) / iters)
+        sync()
+    return statistics.median(samples)
 
 
 def main():
