@@ -35,10 +35,13 @@ static tl_status enter(int32_t device_id, scope *s) {
   if ((r = d->cuDevicePrimaryCtxRetain(&s->ctx, s->dev)) != TL__CUDA_SUCCESS)
     return cu_fail(d, r, "cuDevicePrimaryCtxRetain", device_id);
   s->prev = NULL;
-  if ((r = d->cuCtxGetCurrent(&s->prev)) == TL__CUDA_SUCCESS && (s->prev == s->ctx || (r = d->cuCtxSetCurrent(s->ctx)) == TL__CUDA_SUCCESS))
-    return TL_OK;
+  const char *what = "cuCtxGetCurrent";
+  if ((r = d->cuCtxGetCurrent(&s->prev)) == TL__CUDA_SUCCESS) {
+    what = "cuCtxSetCurrent";
+    if (s->prev == s->ctx || (r = d->cuCtxSetCurrent(s->ctx)) == TL__CUDA_SUCCESS) return TL_OK;
+  }
   d->cuDevicePrimaryCtxRelease(s->dev);
-  return cu_fail(d, r, "cuCtxSetCurrent", device_id);
+  return cu_fail(d, r, what, device_id);
 }
 
 /* Restores the caller's context; `keep` leaves the primary context's reference
