@@ -30,6 +30,8 @@ const char tlc_run_usage[] =
     "generation, the execution backend's build and load, the kernel cache), runs it on\n"
     "seeded random inputs and prints one line per output:\n"
     "  NAME DTYPE[SHAPE] sum=S abssum=A hash=H\n"
+    "A kernel whose tensors live in device memory (a GPU target) gets device copies of\n"
+    "the inputs on device 0; its outputs are copied back before they are printed.\n"
     "\n"
     "  --dim N=V       value of symbolic dimension or scalar parameter N (integer\n"
     "                  dimensions default to 1000, float scalars to a seeded random\n"
@@ -39,7 +41,8 @@ const char tlc_run_usage[] =
     "                  compare every output element (float32: rtol 1e-4, atol 1e-5;\n"
     "                  float16: 1e-2; bfloat16: 2e-2; float64: 1e-9, 1e-12; integers\n"
     "                  and bools exactly), reporting the worst element\n"
-    "  --bench N       call the kernel N more times and print the median time per call\n" TLC_KERNEL_ARGS_USAGE
+    "  --bench N       call the kernel N more times and print the median time per call\n"
+    "                  (on a device: each call until the device has finished it)\n" TLC_KERNEL_ARGS_USAGE
         TLC_COMPILE_ARGS_USAGE
     "\n"
     "Exit status: 0 success (and every output matches with --check), 1 a compile or\n"
