@@ -3,9 +3,9 @@
  * backends registered on other kinds (target: flat), plus the resolution itself
  * without the target cache, and the cost of backends sharing the target's kind.
  *
- * No real cuda backend exists yet: the benchmark registers a test manifest owning
- * cuda (an nvrtc-like spec whose availability check caches its answer, and
- * "source") unless a registered backend already resolves the target. */
+ * The built-in cuda backend resolves the target; where it does not (a library built
+ * without it), the benchmark registers a test manifest owning cuda (an nvrtc-like
+ * spec whose availability check caches its answer, and "source"). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
