@@ -23,6 +23,8 @@
 #include "base/error.h"
 #include "base/hash.h"
 #include "base/str.h"
+#include "engine/cache_disk.h"
+#include "engine/files.h"
 #include "runtime/cuda_arch.h"
 #include "runtime/files.h"
 #include "runtime/nvcc_tool.h"
@@ -98,54 +100,22 @@ static tl_status make_job(const char *src, const tl_target *target, compile_job 
 
 /* ---------------------------------------------------------- directories */
 
-/* The cache root: TILELANG_CACHE_DIR, else ~/.tilelang-c/cache (the kernel
- * cache's). */
-static tl_status cache_root(char **out) {
-  const char *env = tl__env("TILELANG_CACHE_DIR");
-  const char *home = tl__env_home();
-  if ((!env || !*env) && !home)
-    return tl__error(TL_EUNAVAILABLE, "no cache directory: TILELANG_CACHE_DIR is unset and the home directory is unknown");
-  *out = env && *env ? tl__strdup(env) : tl__format("%s/.tilelang-c/cache", home);
-  return *out ? TL_OK : tl__oom();
-}
-
-/* mkdir -p with mode 0700 for what it creates. */
-static tl_status mkdirs(char *path) {
-  for (char *p = path + 1;; p++) {
-    if (*p != '/' && *p != '\0') continue;
-    char c = *p;
-    *p = '\0';
-    int r = mkdir(path, 0700);
-    int e = errno;
-    *p = c;
-    if (r != 0 && e != EEXIST) {
-      *p = '\0';
-      tl_status s = tl__error(TL_EIO, "cannot create the cache directory '%s': %s", path, strerror(e));
-      *p = c;
-      return s;
-    }
-    if (!c) return TL_OK;
-  }
-}
-
 /* The private cache directory <root>/<version>/cuda-binaries, created as needed. */
 static tl_status binary_dir(char **out) {
   *out = NULL;
   char *root = NULL;
-  TL__TRY(cache_root(&root));
+  TL__TRY(tl__disk_default_root(&root)); /* the kernel cache's root */
   char *dir = tl__format("%s/%s/cuda-binaries", root, tl_version());
   tl__free(root);
   if (!dir) return tl__oom();
-  tl_status s = mkdirs(dir);
-  struct stat st;
-  if (s == TL_OK && lstat(dir, &st) != 0)
-    s = tl__error(TL_EIO, "cannot examine the cache directory '%s': %s", dir, strerror(errno));
-  if (s == TL_OK && (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 022)))
+  tl_status s = tl__mkdirs_private(dir);
+  char why[512];
+  if (s == TL_OK && !tl__dir_is_private(dir, false, why, sizeof why))
     s = tl__error(TL_EIO,
                   "the CUDA binary cache directory '%s' is not a private directory of this user (a directory owned "
-                  "by the user, writable by no one else); fix its permissions, set TILELANG_CACHE_DIR elsewhere or "
-                  "TILELANG_DISABLE_CACHE=1",
-                  dir);
+                  "by the user, writable by no one else: %s); fix its permissions, set TILELANG_CACHE_DIR elsewhere "
+                  "or TILELANG_DISABLE_CACHE=1",
+                  dir, why);
   if (s != TL_OK) {
     tl__free(dir);
     return s;
