@@ -181,17 +181,34 @@ static PyObject *c2py_find(const void *desc) {
   return o ? Py_NewRef(o) : NULL;
 }
 
+/* The start of every Python -> C conversion below: 1 with *d the descriptor when o
+ * is None (*d NULL) or was converted before; 0 when it must be built; -1 on error
+ * (o not an instance of cls). */
+static int find_interned(PyObject *o, PyObject *cls, const char *what, void **d) {
+  *d = NULL;
+  if (o == Py_None) return 1;
+  if (is_instance(o, cls, what) < 0 || lookup(o, d) < 0) return -1;
+  return *d != NULL;
+}
+
+/* o.supports_target as a C predicate. */
+static int attr_predicate(PyObject *o, tl_target_predicate *fn, void **data) {
+  PyObject *pred = PyObject_GetAttrString(o, "supports_target");
+  if (!pred) return -1;
+  int r = tlpy_predicate_c(pred, fn, data, NULL);
+  Py_DECREF(pred);
+  return r;
+}
+
 /* --------------------------------------------------- Python -> C descriptors */
 
 int tlpy_pipeline_desc(PyObject *o, const tl_pass_pipeline **out) {
   *out = NULL;
-  if (o == Py_None) return 0;
-  if (is_instance(o, tlpy_cls.PassPipeline, "PassPipeline") < 0) return -1;
   void *d;
-  if (lookup(o, &d) < 0) return -1;
-  if (d) {
+  int found = find_interned(o, tlpy_cls.PassPipeline, "PassPipeline", &d);
+  if (found != 0) {
     *out = d;
-    return 0;
+    return found < 0 ? -1 : 0;
   }
   tl_pass_pipeline *p = PyMem_RawCalloc(1, sizeof *p);
   if (!p) return (PyErr_NoMemory(), -1);
@@ -209,30 +226,23 @@ int tlpy_pipeline_desc(PyObject *o, const tl_pass_pipeline **out) {
 
 int tlpy_device_codegen_desc(PyObject *o, const tl_device_codegen **out) {
   *out = NULL;
-  if (o == Py_None) return 0;
-  if (is_instance(o, tlpy_cls.DeviceCodegen, "DeviceCodegen") < 0) return -1;
   void *d;
-  if (lookup(o, &d) < 0) return -1;
-  if (d) {
+  int found = find_interned(o, tlpy_cls.DeviceCodegen, "DeviceCodegen", &d);
+  if (found != 0) {
     *out = d;
-    return 0;
+    return found < 0 ? -1 : 0;
   }
   tl_device_codegen *c = PyMem_RawCalloc(1, sizeof *c);
   if (!c) return (PyErr_NoMemory(), -1);
   char *name;
   void (*b)(void), (*bw)(void);
-  PyObject *pred = NULL;
   if (attr_str(o, "name", &name, NULL, NULL) < 0 ||
       attr_fn(o, "build", TLPY_FN_DEVICE_CODEGEN, (void (*)(void))tlpy_tramp_device_codegen, &b,
               &c->build.user_data) < 0 ||
       attr_fn(o, "build_without_compile", TLPY_FN_DEVICE_CODEGEN, (void (*)(void))tlpy_tramp_device_codegen, &bw,
               &c->build_without_compile.user_data) < 0 ||
-      !(pred = PyObject_GetAttrString(o, "supports_target")) ||
-      tlpy_predicate_c(pred, &c->supports_target, &c->predicate_data, NULL) < 0) {
-    Py_XDECREF(pred);
+      attr_predicate(o, &c->supports_target, &c->predicate_data) < 0)
     return -1;
-  }
-  Py_DECREF(pred);
   c->name = name;
   c->build.fn = (tl_device_codegen_fn)b;
   c->build_without_compile.fn = (tl_device_codegen_fn)bw;
@@ -243,27 +253,20 @@ int tlpy_device_codegen_desc(PyObject *o, const tl_device_codegen **out) {
 
 int tlpy_host_codegen_desc(PyObject *o, const tl_host_codegen **out) {
   *out = NULL;
-  if (o == Py_None) return 0;
-  if (is_instance(o, tlpy_cls.HostCodegen, "HostCodegen") < 0) return -1;
   void *d;
-  if (lookup(o, &d) < 0) return -1;
-  if (d) {
+  int found = find_interned(o, tlpy_cls.HostCodegen, "HostCodegen", &d);
+  if (found != 0) {
     *out = d;
-    return 0;
+    return found < 0 ? -1 : 0;
   }
   tl_host_codegen *c = PyMem_RawCalloc(1, sizeof *c);
   if (!c) return (PyErr_NoMemory(), -1);
   char *name;
   void (*b)(void);
-  PyObject *pred = NULL;
   if (attr_str(o, "name", &name, NULL, NULL) < 0 ||
       attr_fn(o, "build", TLPY_FN_HOST_CODEGEN, (void (*)(void))tlpy_tramp_host_codegen, &b, &c->user_data) < 0 ||
-      !(pred = PyObject_GetAttrString(o, "supports_target")) ||
-      tlpy_predicate_c(pred, &c->supports_target, &c->predicate_data, NULL) < 0) {
-    Py_XDECREF(pred);
+      attr_predicate(o, &c->supports_target, &c->predicate_data) < 0)
     return -1;
-  }
-  Py_DECREF(pred);
   c->name = name;
   c->build = (tl_host_codegen_fn)b;
   if (intern(o, c) < 0) return -1;
@@ -273,27 +276,20 @@ int tlpy_host_codegen_desc(PyObject *o, const tl_host_codegen **out) {
 
 int tlpy_hook_desc(PyObject *o, const tl_host_codegen_hook **out) {
   *out = NULL;
-  if (o == Py_None) return 0;
-  if (is_instance(o, tlpy_cls.HostCodegenHook, "HostCodegenHook") < 0) return -1;
   void *d;
-  if (lookup(o, &d) < 0) return -1;
-  if (d) {
+  int found = find_interned(o, tlpy_cls.HostCodegenHook, "HostCodegenHook", &d);
+  if (found != 0) {
     *out = d;
-    return 0;
+    return found < 0 ? -1 : 0;
   }
   tl_host_codegen_hook *h = PyMem_RawCalloc(1, sizeof *h);
   if (!h) return (PyErr_NoMemory(), -1);
   char *name;
   void (*a)(void);
-  PyObject *pred = NULL;
   if (attr_str(o, "name", &name, NULL, NULL) < 0 ||
       attr_fn(o, "apply", TLPY_FN_HOOK, (void (*)(void))tlpy_tramp_hook, &a, &h->user_data) < 0 ||
-      !(pred = PyObject_GetAttrString(o, "supports_target")) ||
-      tlpy_predicate_c(pred, &h->supports_target, &h->predicate_data, NULL) < 0) {
-    Py_XDECREF(pred);
+      attr_predicate(o, &h->supports_target, &h->predicate_data) < 0)
     return -1;
-  }
-  Py_DECREF(pred);
   h->name = name;
   h->apply = (tl_host_codegen_hook_fn)a;
   if (intern(o, h) < 0) return -1;
@@ -325,13 +321,11 @@ static int spec_part(PyObject *o, const char *attr, tlpy_fn_kind kind, PyObject 
 
 int tlpy_spec_desc(PyObject *o, const tl_execution_backend_spec **out) {
   *out = NULL;
-  if (o == Py_None) return 0;
-  if (is_instance(o, tlpy_cls.ExecutionBackendSpec, "ExecutionBackendSpec") < 0) return -1;
   void *d;
-  if (lookup(o, &d) < 0) return -1;
-  if (d) {
+  int found = find_interned(o, tlpy_cls.ExecutionBackendSpec, "ExecutionBackendSpec", &d);
+  if (found != 0) {
     *out = d;
-    return 0;
+    return found < 0 ? -1 : 0;
   }
   tl_execution_backend_spec *s = PyMem_RawCalloc(1, sizeof *s);
   tlpy_spec_calls *c = PyMem_RawCalloc(1, sizeof *c);
