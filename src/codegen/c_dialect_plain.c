@@ -8,32 +8,23 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "codegen/c_dialect.h"
+#include "codegen/c_helper_texts.h"
 #include "codegen/codegen.h"
 #include "tilelang/runtime.h"
 #include "transform/kernel_table.h"
 
-/* Sections the printer asks for by name, in portable C-family syntax ($W is the
- * dialect's wide type, so no double is needed where the dialect has none). */
-static const char k_intdiv[] =
-  "$F $T tl_floordiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-  "$F $T tl_floormod_$S($T a, $T b) { $T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
-  "$F $T tl_ceildiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q; }\n";
-static const char k_minmax[] =
-  "$F $T tl_min_$S($T a, $T b) { return a < b ? a : b; }\n"
-  "$F $T tl_max_$S($T a, $T b) { return a > b ? a : b; }\n";
-static const char k_abs[] = "$F $T tl_abs_$S($T a) { return a < 0 ? ($T)-a : a; }\n";
-static const char k_fminmax[] =
-  "$F $T tl_min_$S($T a, $T b) { return (a < b || a != a) ? a : b; }\n"
-  "$F $T tl_max_$S($T a, $T b) { return (a > b || a != a) ? a : b; }\n";
+/* Sections a plugin dialect does not define itself get these (the shared texts, and
+ * float // and % in $W, the dialect's wide type, so no double is needed where the
+ * dialect has none). */
 static const char k_fdiv[] =
   "$F $T tl_floordiv_$S($T a, $T b) { return ($T)floor(($W)a / ($W)b); }\n"
   "$F $T tl_floormod_$S($T a, $T b) { return ($T)(($W)a - floor(($W)a / ($W)b) * ($W)b); }\n";
 
 static const tl__c_helper k_defaults[] = {
-  {"intdiv", true, NULL, k_intdiv},
-  {"minmax", true, NULL, k_minmax},
-  {"abs", true, NULL, k_abs},
-  {"fminmax", true, NULL, k_fminmax},
+  {"intdiv", true, NULL, tl__c_text_intdiv},
+  {"minmax", true, NULL, tl__c_text_minmax},
+  {"abs", true, NULL, tl__c_text_abs},
+  {"fminmax", true, NULL, tl__c_text_fminmax},
   {"fdiv", true, NULL, k_fdiv},
 };
 #define NDEFAULTS (sizeof k_defaults / sizeof k_defaults[0])

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "codegen/c_dialect.h"
+#include "codegen/c_helper_texts.h"
 #include "codegen/c_printer.h"
 
 static const char k_prelude[] =
@@ -83,36 +84,13 @@ static const char k_fp16[] =
   "}\n"
   "$F float tl_round_bf16(double x) { return tl_bf16_to_f32(tl_bf16_from_f64(x)); }\n";
 
-/* Python's // and % on signed integers (rounding toward negative infinity), and
- * T.ceildiv. */
-static const char k_intdiv[] =
-  "$F $T tl_floordiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-  "$F $T tl_floormod_$S($T a, $T b) { $T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
-  "$F $T tl_ceildiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q; }\n";
-
-static const char k_minmax[] =
-  "$F $T tl_min_$S($T a, $T b) { return a < b ? a : b; }\n"
-  "$F $T tl_max_$S($T a, $T b) { return a > b ? a : b; }\n";
-
-static const char k_abs[] = "$F $T tl_abs_$S($T a) { return a < 0 ? ($T)-a : a; }\n";
-
-/* Minimum and maximum propagate NaN (as the interpreter's do). */
-static const char k_fminmax[] =
-  "$F $T tl_min_$S($T a, $T b) { return (a < b || a != a) ? a : b; }\n"
-  "$F $T tl_max_$S($T a, $T b) { return (a > b || a != a) ? a : b; }\n";
-
-/* // and % on floats, computed in double as the interpreter does. */
-static const char k_fdiv[] =
-  "$F $T tl_floordiv_$S($T a, $T b) { return ($T)floor((double)a / (double)b); }\n"
-  "$F $T tl_floormod_$S($T a, $T b) { return ($T)((double)a - floor((double)a / (double)b) * (double)b); }\n";
-
 static const tl__c_helper k_helpers[] = {
   {"fp16", false, NULL, k_fp16},
-  {"intdiv", true, NULL, k_intdiv},
-  {"minmax", true, NULL, k_minmax},
-  {"abs", true, NULL, k_abs},
-  {"fminmax", true, NULL, k_fminmax},
-  {"fdiv", true, NULL, k_fdiv},
+  {"intdiv", true, NULL, tl__c_text_intdiv},
+  {"minmax", true, NULL, tl__c_text_minmax},
+  {"abs", true, NULL, tl__c_text_abs},
+  {"fminmax", true, NULL, tl__c_text_fminmax},
+  {"fdiv", true, NULL, tl__c_text_fdiv_double},
   {NULL, false, NULL, NULL},
 };
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "codegen/c_dialect.h"
+#include "codegen/c_helper_texts.h"
 #include "codegen/c_printer.h"
 
 static const char k_prelude[] =
@@ -42,27 +43,6 @@ static const char k_bf16[] =
   "$F __nv_bfloat16 tl_bf16_narrow(double x) { return __double2bfloat16(x); }\n"
   "$F float tl_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }\n"
   "$F float tl_round_bf16(double x) { return __bfloat162float(__double2bfloat16(x)); }\n";
-
-/* The shared integer and float helpers, as in the C dialect. */
-static const char k_intdiv[] =
-  "$F $T tl_floordiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-  "$F $T tl_floormod_$S($T a, $T b) { $T r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
-  "$F $T tl_ceildiv_$S($T a, $T b) { $T q = a / b; return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q; }\n";
-
-static const char k_minmax[] =
-  "$F $T tl_min_$S($T a, $T b) { return a < b ? a : b; }\n"
-  "$F $T tl_max_$S($T a, $T b) { return a > b ? a : b; }\n";
-
-static const char k_abs[] = "$F $T tl_abs_$S($T a) { return a < 0 ? ($T)-a : a; }\n";
-
-/* Minimum and maximum propagate NaN (as the interpreter's do; fminf does not). */
-static const char k_fminmax[] =
-  "$F $T tl_min_$S($T a, $T b) { return (a < b || a != a) ? a : b; }\n"
-  "$F $T tl_max_$S($T a, $T b) { return (a > b || a != a) ? a : b; }\n";
-
-static const char k_fdiv[] =
-  "$F $T tl_floordiv_$S($T a, $T b) { return ($T)floor((double)a / (double)b); }\n"
-  "$F $T tl_floormod_$S($T a, $T b) { return ($T)((double)a - floor((double)a / (double)b) * (double)b); }\n";
 
 /* Atomic adds the hardware lacks on some archs, as compare-and-swap loops on the
  * aligned 32-bit word holding the element: 8- and 16-bit integers (wrapping),
@@ -127,11 +107,11 @@ static const char k_atomic_f64[] =
 static const tl__c_helper k_helpers[] = {
   {"cuda_fp16", false, NULL, k_fp16},
   {"cuda_bf16", false, NULL, k_bf16},
-  {"intdiv", true, NULL, k_intdiv},
-  {"minmax", true, NULL, k_minmax},
-  {"abs", true, NULL, k_abs},
-  {"fminmax", true, NULL, k_fminmax},
-  {"fdiv", true, NULL, k_fdiv},
+  {"intdiv", true, NULL, tl__c_text_intdiv},
+  {"minmax", true, NULL, tl__c_text_minmax},
+  {"abs", true, NULL, tl__c_text_abs},
+  {"fminmax", true, NULL, tl__c_text_fminmax},
+  {"fdiv", true, NULL, tl__c_text_fdiv_double},
   {"atomic_bits", false, NULL, k_atomic_sub32},
   {"atomic_f16", false, "cuda_fp16", k_atomic_f16},
   {"atomic_bf16", false, "cuda_bf16", k_atomic_bf16},
