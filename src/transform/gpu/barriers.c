@@ -326,25 +326,11 @@ static tl_ir_stmt *kernel_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
     tl_ir_mutator_fail(mu, c.st != TL_OK ? c.st : TL_EINTERNAL);
     return NULL;
   }
-  if (body == s->u.kernel.body) return s;
-  tl_ir_span old = tl__loc_push(mu->mod, s->span);
-  tl_ir_stmt *r = tl_ir_kernel(mu->mod, s->u.kernel.grid_ndim, s->u.kernel.grid, s->u.kernel.threads_ndim,
-                               s->u.kernel.threads, s->u.kernel.block_vars, body);
-  if (r)
-    for (int i = 0; i < 3; i++) r->u.kernel.thread_vars[i] = s->u.kernel.thread_vars[i];
-  tl_ir_builder_set_loc(mu->mod, old);
-  return r;
+  return tl__gpu_kernel_with_body(mu->mod, s, body);
 }
 
 tl_status tl__pass_gpu_insert_barriers(tl_ir_module *mod, const tl_target *target) {
   (void)target;
-  for (size_t i = 0; i < tl_ir_module_num_funcs(mod); i++) {
-    tl_ir_func *f = tl_ir_module_func(mod, i);
-    if (f->callconv != TL_CALLCONV_DEFAULT || !f->body) continue;
-    tl_ir_mutator mu = {mod, NULL, kernel_stmt, NULL, TL_OK};
-    tl_ir_stmt *body = tl_ir_mutate_stmt(&mu, f->body);
-    if (!body) return mu.status != TL_OK ? mu.status : TL_EINTERNAL;
-    f->body = body;
-  }
-  return TL_OK;
+  tl_ir_mutator mu = {mod, NULL, kernel_stmt, NULL, TL_OK};
+  return tl__gpu_mutate_functions(mod, &mu);
 }

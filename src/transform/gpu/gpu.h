@@ -14,6 +14,7 @@
  *   uniform.c        which values and statements are the same in every thread
  *   barriers.c       the pass gpu_insert_barriers
  *   vectorize.c      the pass gpu_vectorize (vector loads and stores, alignment)
+ *   walk.c           walking a module's functions and rebuilding kernels
  *
  * The passes have the ordinary pass signature; the parameters reach them through
  * tl__gpu_params_current(), set by tl__gpu_lower (src/backends/gpu_pipeline.c)
@@ -27,6 +28,15 @@
 #include "base/vec.h"
 #include "tilelang/ir.h"
 #include "tilelang/target.h"
+
+/* ------------------------------------------------------------------ walk */
+
+/* Kernel k (TL_STMT_KERNEL) with `body` (k itself when body is k's): extents, block
+ * and thread variables and source span kept. NULL on failure (status set). */
+tl_ir_stmt *tl__gpu_kernel_with_body(tl_ir_module *mod, const tl_ir_stmt *k, tl_ir_stmt *body);
+/* Runs mu over the body of every function with the default calling convention (the
+ * ones holding kernels), replacing each; mu's status on failure. */
+tl_status tl__gpu_mutate_functions(tl_ir_module *mod, tl_ir_mutator *mu);
 
 /* ---------------------------------------------------------------- params */
 

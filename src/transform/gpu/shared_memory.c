@@ -180,14 +180,8 @@ static tl_status plan(tl_ir_module *mod, const tl__gpu_params *p, const tl_ir_st
     *out = (tl_ir_stmt *)k;
     return TL_OK;
   }
-  tl_ir_span old = tl__loc_push(mod, k->span);
-  tl_ir_stmt *r = tl_ir_kernel(mod, k->u.kernel.grid_ndim, k->u.kernel.grid, k->u.kernel.threads_ndim, k->u.kernel.threads,
-                               k->u.kernel.block_vars, body);
-  if (r)
-    for (int i = 0; i < 3; i++) r->u.kernel.thread_vars[i] = k->u.kernel.thread_vars[i];
-  tl_ir_builder_set_loc(mod, old);
-  *out = r;
-  return tl__built(mod, r);
+  *out = tl__gpu_kernel_with_body(mod, k, body);
+  return tl__built(mod, *out);
 }
 
 typedef struct pctx {
@@ -207,13 +201,6 @@ tl_status tl__pass_gpu_plan_shared_memory(tl_ir_module *mod, const tl_target *ta
   tl__gpu_params p;
   tl__gpu_params_get(target, &p);
   pctx c = {&p};
-  for (size_t i = 0; i < tl_ir_module_num_funcs(mod); i++) {
-    tl_ir_func *f = tl_ir_module_func(mod, i);
-    if (f->callconv != TL_CALLCONV_DEFAULT || !f->body) continue;
-    tl_ir_mutator mu = {mod, NULL, kernel_stmt, &c, TL_OK};
-    tl_ir_stmt *body = tl_ir_mutate_stmt(&mu, f->body);
-    if (!body) return mu.status != TL_OK ? mu.status : TL_EINTERNAL;
-    f->body = body;
-  }
-  return TL_OK;
+  tl_ir_mutator mu = {mod, NULL, kernel_stmt, &c, TL_OK};
+  return tl__gpu_mutate_functions(mod, &mu);
 }
