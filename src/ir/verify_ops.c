@@ -9,8 +9,8 @@
 
 /* ------------------------------------------------------------ value calls */
 
-static tl_status nargs_error(const tl__vctx *c, const tl_ir_expr *e, uint32_t want) {
-  return tl__verr(c, e->span, "%s takes %u argument%s, got %u", tl_ir_op_name(e->u.call.op), (unsigned)want,
+static tl_status nargs_error(const tl__verify_ctx *c, const tl_ir_expr *e, uint32_t want) {
+  return tl__verify_error(c, e->span, "%s takes %u argument%s, got %u", tl_ir_op_name(e->u.call.op), (unsigned)want,
                   want == 1 ? "" : "s", (unsigned)e->u.call.nargs);
 }
 
@@ -20,7 +20,7 @@ static bool is_numeric(tl_dtype t) { return tl_dtype_is_int(t) || tl_dtype_is_fl
  * constants; a fixed result type; only in TL_CALLCONV_PACKED functions. */
 static bool is_arg_op(tl_ir_op op) { return op >= TL_OP_ARG_NUM && op <= TL_OP_ARG_DATA_ALIGNED; }
 
-static tl_status verify_arg_op(const tl__vctx *c, const tl_ir_expr *e) {
+static tl_status verify_arg_op(const tl__verify_ctx *c, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   const char *name = tl_ir_op_name(op);
   uint32_t want = op == TL_OP_ARG_NUM ? 0 : op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE || op == TL_OP_ARG_DATA_ALIGNED ? 2 : 1;
@@ -36,24 +36,24 @@ static tl_status verify_arg_op(const tl__vctx *c, const tl_ir_expr *e) {
   default: type = TL_DT_INT32; break;
   }
   if (c->f && c->f->callconv != TL_CALLCONV_PACKED)
-    return tl__verr(c, e->span, "%s reads host-entry arguments; it is only valid in a packed host function", name);
+    return tl__verify_error(c, e->span, "%s reads host-entry arguments; it is only valid in a packed host function", name);
   if (e->u.call.nargs != want) return nargs_error(c, e, want);
   for (uint32_t i = 0; i < want; i++) {
     const tl_ir_expr *x = e->u.call.args[i];
     if (x->kind != TL_EXPR_INT || !tl_dtype_eq(x->dtype, TL_DT_INT32) || x->u.int_value < 0)
-      return tl__verr(c, x->span, "%s: argument %u must be a non-negative int32 constant", name, (unsigned)i);
+      return tl__verify_error(c, x->span, "%s: argument %u must be a non-negative int32 constant", name, (unsigned)i);
   }
   if (!tl_dtype_eq(e->dtype, type))
-    return tl__verr(c, e->span, "%s yields %s, but the node says %s", name, tl__dtn(type).s, tl__dtn(e->dtype).s);
+    return tl__verify_error(c, e->span, "%s yields %s, but the node says %s", name, tl__dtype_str(type).s, tl__dtype_str(e->dtype).s);
   if (op == TL_OP_ARG_DATA_ALIGNED) {
     int64_t b = e->u.call.args[1]->u.int_value;
     if (b < 1 || (b & (b - 1)) != 0)
-      return tl__verr(c, e->u.call.args[1]->span, "%s: the alignment must be a power of two, not %lld", name, (long long)b);
+      return tl__verify_error(c, e->u.call.args[1]->span, "%s: the alignment must be a power of two, not %lld", name, (long long)b);
   }
   return TL_OK;
 }
 
-tl_status tl__verify_value_call(const tl__vctx *c, const tl_ir_expr *e) {
+tl_status tl__verify_value_call(const tl__verify_ctx *c, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   const char *name = tl_ir_op_name(op);
   tl_ir_expr *const *a = e->u.call.args;
@@ -70,32 +70,32 @@ tl_status tl__verify_value_call(const tl__vctx *c, const tl_ir_expr *e) {
   tl_dtype t = a[0]->dtype;
   switch (op) {
   case TL_OP_ABS:
-    if (!is_numeric(t)) return tl__verr(c, e->span, "%s needs a number, not %s", name, tl__dtn(t).s);
+    if (!is_numeric(t)) return tl__verify_error(c, e->span, "%s needs a number, not %s", name, tl__dtype_str(t).s);
     break;
   case TL_OP_CEILDIV:
     if (!tl_dtype_is_int(t) || !tl_dtype_eq(t, a[1]->dtype))
-      return tl__verr(c, e->span, "%s needs two integers of one type, not %s and %s", name, tl__dtn(t).s,
-                      tl__dtn(a[1]->dtype).s);
+      return tl__verify_error(c, e->span, "%s needs two integers of one type, not %s and %s", name, tl__dtype_str(t).s,
+                      tl__dtype_str(a[1]->dtype).s);
     break;
   case TL_OP_WARP_SHFL_XOR:
-    if (!is_numeric(t)) return tl__verr(c, e->span, "%s needs a number, not %s", name, tl__dtn(t).s);
+    if (!is_numeric(t)) return tl__verify_error(c, e->span, "%s needs a number, not %s", name, tl__dtype_str(t).s);
     if (!tl_dtype_is_int(a[1]->dtype))
-      return tl__verr(c, e->span, "%s: the lane mask must be an integer, not %s", name, tl__dtn(a[1]->dtype).s);
+      return tl__verify_error(c, e->span, "%s: the lane mask must be an integer, not %s", name, tl__dtype_str(a[1]->dtype).s);
     if (a[2]->kind != TL_EXPR_INT || a[2]->u.int_value < 1 || a[2]->u.int_value > 64 ||
         (a[2]->u.int_value & (a[2]->u.int_value - 1)) != 0)
-      return tl__verr(c, e->span, "%s: the width must be a power of two from 1 to 64 (a warp or wavefront)", name);
+      return tl__verify_error(c, e->span, "%s: the width must be a power of two from 1 to 64 (a warp or wavefront)", name);
     break;
   default: /* floating-point intrinsics: every argument has the result's type */
-    if (!tl_dtype_is_float(t)) return tl__verr(c, e->span, "%s needs a float argument, not %s", name, tl__dtn(t).s);
+    if (!tl_dtype_is_float(t)) return tl__verify_error(c, e->span, "%s needs a float argument, not %s", name, tl__dtype_str(t).s);
     for (uint32_t i = 1; i < want; i++)
       if (!tl_dtype_eq(a[i]->dtype, t))
-        return tl__verr(c, e->span, "arguments of %s differ in type: %s and %s", name, tl__dtn(t).s,
-                        tl__dtn(a[i]->dtype).s);
+        return tl__verify_error(c, e->span, "arguments of %s differ in type: %s and %s", name, tl__dtype_str(t).s,
+                        tl__dtype_str(a[i]->dtype).s);
     break;
   }
   if (!tl_dtype_eq(e->dtype, t))
-    return tl__verr(c, e->span, "%s of %s yields %s, but the node says %s", name, tl__dtn(t).s, tl__dtn(t).s,
-                    tl__dtn(e->dtype).s);
+    return tl__verify_error(c, e->span, "%s of %s yields %s, but the node says %s", name, tl__dtype_str(t).s, tl__dtype_str(t).s,
+                    tl__dtype_str(e->dtype).s);
   return TL_OK;
 }
 
@@ -165,7 +165,7 @@ static uint32_t next_nonunit(const tl_ir_expr *r, uint32_t i) {
   return i;
 }
 
-static tl_status check_same_shape(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *x, const tl_ir_expr *y) {
+static tl_status check_same_shape(const tl__verify_ctx *c, const tl_ir_expr *e, const tl_ir_expr *x, const tl_ir_expr *y) {
   uint32_t nx = 0, ny = 0;
   bool all_const = true;
   for (uint32_t i = 0; i < x->u.region.ndim; i++) {
@@ -190,33 +190,33 @@ static tl_status check_same_shape(const tl__vctx *c, const tl_ir_expr *e, const 
   }
   if (!bad) return TL_OK;
   char sx[128], sy[128];
-  return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s but region of buffer '%s' has shape %s",
+  return tl__verify_error(c, e->span, "%s: region of buffer '%s' has shape %s but region of buffer '%s' has shape %s",
                   tl_ir_op_name(e->u.call.op), x->u.region.buffer->name, shape_text(x, sx, sizeof sx),
                   y->u.region.buffer->name, shape_text(y, sy, sizeof sy));
 }
 
 /* The two trailing extents of a gemm operand, (rows, cols) after its transpose. */
-static tl_status gemm_dims(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *r, const char *which,
+static tl_status gemm_dims(const tl__verify_ctx *c, const tl_ir_expr *e, const tl_ir_expr *r, const char *which,
                            bool transpose, const tl_ir_expr **rows, const tl_ir_expr **cols) {
   uint32_t n = r->u.region.ndim;
   if (n < 2)
-    return tl__verr(c, e->span, "T.gemm: %s (buffer '%s') has %u dimension%s; gemm needs 2", which,
+    return tl__verify_error(c, e->span, "T.gemm: %s (buffer '%s') has %u dimension%s; gemm needs 2", which,
                     r->u.region.buffer->name, (unsigned)n, n == 1 ? "" : "s");
   *rows = r->u.region.extents[transpose ? n - 1 : n - 2];
   *cols = r->u.region.extents[transpose ? n - 2 : n - 1];
   return TL_OK;
 }
 
-static tl_status gemm_agree(const tl__vctx *c, const tl_ir_expr *e, const char *dim, const char *p, const tl_ir_expr *rp,
+static tl_status gemm_agree(const tl__verify_ctx *c, const tl_ir_expr *e, const char *dim, const char *p, const tl_ir_expr *rp,
                             const tl_ir_expr *x, const char *q, const tl_ir_expr *rq, const tl_ir_expr *y) {
   int64_t a, b;
   if (const_int(x, &a) && const_int(y, &b) && a != b)
-    return tl__verr(c, e->span, "T.gemm: %s of %s (buffer '%s') is %lld but %s of %s (buffer '%s') is %lld", dim, p,
+    return tl__verify_error(c, e->span, "T.gemm: %s of %s (buffer '%s') is %lld but %s of %s (buffer '%s') is %lld", dim, p,
                     rp->u.region.buffer->name, (long long)a, dim, q, rq->u.region.buffer->name, (long long)b);
   return TL_OK;
 }
 
-static tl_status check_gemm(const tl__vctx *c, const tl_ir_expr *e) {
+static tl_status check_gemm(const tl__verify_ctx *c, const tl_ir_expr *e) {
   tl_ir_expr *const *a = e->u.call.args;
   const tl_ir_expr *am = NULL, *ak = NULL, *bk = NULL, *bn = NULL, *cm = NULL, *cn = NULL;
   TL__TRY(gemm_dims(c, e, a[0], "A", a[3]->u.int_value != 0, &am, &ak));
@@ -228,16 +228,16 @@ static tl_status check_gemm(const tl__vctx *c, const tl_ir_expr *e) {
 }
 
 /* A dimension argument: 0 <= dim < the source region's rank. */
-static tl_status check_dim(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *src, int64_t dim) {
+static tl_status check_dim(const tl__verify_ctx *c, const tl_ir_expr *e, const tl_ir_expr *src, int64_t dim) {
   if (dim < 0 || dim >= (int64_t)src->u.region.ndim)
-    return tl__verr(c, e->span, "%s: dim %lld is out of range for the %u-dimensional region of buffer '%s'",
+    return tl__verify_error(c, e->span, "%s: dim %lld is out of range for the %u-dimensional region of buffer '%s'",
                     tl_ir_op_name(e->u.call.op), (long long)dim, (unsigned)src->u.region.ndim,
                     src->u.region.buffer->name);
   return TL_OK;
 }
 
 /* dst is src without dimension `dim`, or src with that dimension of extent 1. */
-static tl_status check_reduce(const tl__vctx *c, const tl_ir_expr *e) {
+static tl_status check_reduce(const tl__verify_ctx *c, const tl_ir_expr *e) {
   const tl_ir_expr *src = e->u.call.args[0], *dst = e->u.call.args[1];
   int64_t dim = e->u.call.args[2]->u.int_value;
   TL__TRY(check_dim(c, e, src, dim));
@@ -245,7 +245,7 @@ static tl_status check_reduce(const tl__vctx *c, const tl_ir_expr *e) {
   const char *name = tl_ir_op_name(e->u.call.op);
   char ss[128], sd[128];
   if (nd != ns && nd + 1 != ns)
-    return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s, which cannot hold the reduction of %s over dim %lld",
+    return tl__verify_error(c, e->span, "%s: region of buffer '%s' has shape %s, which cannot hold the reduction of %s over dim %lld",
                     name, dst->u.region.buffer->name, shape_text(dst, sd, sizeof sd), shape_text(src, ss, sizeof ss),
                     (long long)dim);
   for (uint32_t i = 0, j = 0; i < ns; i++) {
@@ -262,35 +262,35 @@ static tl_status check_reduce(const tl__vctx *c, const tl_ir_expr *e) {
   }
   return TL_OK;
 mismatch:
-  return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s, which cannot hold the reduction of %s over dim %lld",
+  return tl__verify_error(c, e->span, "%s: region of buffer '%s' has shape %s, which cannot hold the reduction of %s over dim %lld",
                   name, dst->u.region.buffer->name, shape_text(dst, sd, sizeof sd), shape_text(src, ss, sizeof ss),
                   (long long)dim);
 }
 
-static tl_status check_value(const tl__vctx *c, const tl_ir_expr *e, const tl_ir_expr *v, const char *arg) {
+static tl_status check_value(const tl__verify_ctx *c, const tl_ir_expr *e, const tl_ir_expr *v, const char *arg) {
   if (v->dtype.lanes != 1 || !(is_numeric(v->dtype) || tl_dtype_is_bool(v->dtype)))
-    return tl__verr(c, v->span, "%s: %s must be a scalar number, not %s", tl_ir_op_name(e->u.call.op), arg,
-                    tl__dtn(v->dtype).s);
+    return tl__verify_error(c, v->span, "%s: %s must be a scalar number, not %s", tl_ir_op_name(e->u.call.op), arg,
+                    tl__dtype_str(v->dtype).s);
   return TL_OK;
 }
 
-tl_status tl__verify_tile_op(const tl__vctx *c, const tl__ir_bind *b, const tl_ir_expr *e) {
+tl_status tl__verify_tile_op(const tl__verify_ctx *c, const tl__ir_bind *b, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   const char *name = tl_ir_op_name(op);
   const tile_sig *sig = tile_signature(op);
-  if (!sig) return tl__verr(c, e->span, "%s is not a tile op", name);
-  if (e->dtype.code != TL_DTYPE_HANDLE) return tl__verr(c, e->span, "%s must have dtype handle, not %s", name, tl__dtn(e->dtype).s);
+  if (!sig) return tl__verify_error(c, e->span, "%s is not a tile op", name);
+  if (e->dtype.code != TL_DTYPE_HANDLE) return tl__verify_error(c, e->span, "%s must have dtype handle, not %s", name, tl__dtype_str(e->dtype).s);
   uint32_t want = (uint32_t)strlen(sig->kinds);
   if (e->u.call.nargs != want) return nargs_error(c, e, want);
-  if (!e->u.call.args) return tl__verr(c, e->span, "%s lacks its arguments", name);
+  if (!e->u.call.args) return tl__verify_error(c, e->span, "%s lacks its arguments", name);
   tl_ir_expr *const *a = e->u.call.args;
   for (uint32_t i = 0; i < want; i++) {
     const tl_ir_expr *x = a[i];
     const char *arg = sig->names[i];
-    if (!x) return tl__verr(c, e->span, "%s: argument '%s' is missing", name, arg);
+    if (!x) return tl__verify_error(c, e->span, "%s: argument '%s' is missing", name, arg);
     switch (sig->kinds[i]) {
     case 'R':
-      if (x->kind != TL_EXPR_REGION) return tl__verr(c, x->span, "%s: argument '%s' must be a buffer region", name, arg);
+      if (x->kind != TL_EXPR_REGION) return tl__verify_error(c, x->span, "%s: argument '%s' must be a buffer region", name, arg);
       TL__TRY(tl__verify_region(c, b, x));
       break;
     case 'X':
@@ -301,15 +301,15 @@ tl_status tl__verify_tile_op(const tl__vctx *c, const tl__ir_bind *b, const tl_i
       /* fall through */
     case 'E':
       if (x->kind == TL_EXPR_REGION)
-        return tl__verr(c, x->span, "%s: argument '%s' must be a value, not a region", name, arg);
+        return tl__verify_error(c, x->span, "%s: argument '%s' must be a value, not a region", name, arg);
       TL__TRY(tl__verify_expr(c, b, x));
       TL__TRY(check_value(c, e, x, arg));
       break;
     case 'I':
       if (x->kind != TL_EXPR_INT || !tl_dtype_is_int(x->dtype))
-        return tl__verr(c, x->span, "%s: argument '%s' must be an integer constant", name, arg);
+        return tl__verify_error(c, x->span, "%s: argument '%s' must be an integer constant", name, arg);
       if (strcmp(arg, "dim") != 0 && x->u.int_value != 0 && x->u.int_value != 1)
-        return tl__verr(c, x->span, "%s: argument '%s' must be 0 or 1, not %lld", name, arg, (long long)x->u.int_value);
+        return tl__verify_error(c, x->span, "%s: argument '%s' must be 0 or 1, not %lld", name, arg, (long long)x->u.int_value);
       break;
     }
   }
@@ -334,7 +334,7 @@ tl_status tl__verify_tile_op(const tl__vctx *c, const tl__ir_bind *b, const tl_i
       int64_t v;
       if (!const_int(a[0]->u.region.extents[i], &v) || v != 1) {
         char s[128];
-        return tl__verr(c, e->span, "%s: region of buffer '%s' has shape %s; it must be one element", name,
+        return tl__verify_error(c, e->span, "%s: region of buffer '%s' has shape %s; it must be one element", name,
                         a[0]->u.region.buffer->name, shape_text(a[0], s, sizeof s));
       }
     }

@@ -48,7 +48,7 @@ static inline tl_ir_expr *region2(tl_ir_module *m, tl_ir_buffer *b, tl_ir_expr *
 }
 
 /* One loop variable. */
-static inline tl_ir_stmt *loop1(tl_ir_module *m, tl_ir_for_kind kind, tl_ir_var *v, tl_ir_expr *ext, tl_ir_stmt *body) {
+static inline tl_ir_stmt *single_var_loop(tl_ir_module *m, tl_ir_for_kind kind, tl_ir_var *v, tl_ir_expr *ext, tl_ir_stmt *body) {
   return tl_ir_for(m, kind, 1, &v, NULL, &ext, body);
 }
 

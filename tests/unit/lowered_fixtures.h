@@ -118,8 +118,8 @@ static inline void build_vadd(tl_ir_module *m, tl_dtype dt) {
   tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32), *i = tl_ir_var_new(m, "i", TL_DT_INT32);
   tl_ir_expr *gi = ADD(MUL(VAR(bx), I32(256)), VAR(i));
   tl_ir_stmt *body = tl_ir_if(m, LT(gi, VAR(n)), STORE(c, ADD(LOAD(a, gi), LOAD(b, gi)), gi), NULL);
-  body = loop1(m, TL_FOR_SERIAL, i, I32(256), body);
-  body = loop1(m, TL_FOR_PARALLEL, bx, CALL(TL_OP_CEILDIV, TL_DT_INT32, VAR(n), I32(256)), body);
+  body = single_var_loop(m, TL_FOR_SERIAL, i, I32(256), body);
+  body = single_var_loop(m, TL_FOR_PARALLEL, bx, CALL(TL_OP_CEILDIV, TL_DT_INT32, VAR(n), I32(256)), body);
   finish(m, "vadd_kernel", TL_CALLCONV_DEVICE_KERNEL, (tl_ir_buffer *[]){a, b, c}, 3, &n, 1, body);
   /* host */
   tl_ir_var *hn = tl_ir_var_new(m, "N", TL_DT_INT32);
@@ -187,24 +187,24 @@ static inline void build_axpy(tl_ir_module *m) {
   tl_ir_var *r = tl_ir_var_new(m, "r", TL_DT_INT32), *row = tl_ir_var_new(m, "row", TL_DT_INT32);
   tl_ir_var *j1 = tl_ir_var_new(m, "j", TL_DT_INT32), *j2 = tl_ir_var_new(m, "j", TL_DT_INT32),
             *j3 = tl_ir_var_new(m, "j", TL_DT_INT32), *col = tl_ir_var_new(m, "col", TL_DT_INT32);
-  tl_ir_stmt *fill = loop1(m, TL_FOR_SERIAL, j1, I32(4),
+  tl_ir_stmt *fill = single_var_loop(m, TL_FOR_SERIAL, j1, I32(4),
                            STORE(t, MUL(LOAD(x, ADD(MUL(VAR(row), I32(8)), ADD(MUL(VAR(bx), I32(4)), VAR(j1)))), VAR(alpha)),
                                  VAR(j1)));
   tl_ir_expr *accv = tl_ir_load(m, acc, 0, NULL);
   tl_ir_stmt *init = tl_ir_store(m, acc, 0, NULL, F32(0.0));
-  tl_ir_stmt *mx = loop1(m, TL_FOR_UNROLLED, j2, I32(4),
+  tl_ir_stmt *mx = single_var_loop(m, TL_FOR_UNROLLED, j2, I32(4),
                          tl_ir_store(m, acc, 0, NULL, BIN(MAX, tl_ir_load(m, acc, 0, NULL), LOAD(t, VAR(j2)))));
   tl_ir_expr *tj = LOAD(t, VAR(j3));
   tl_ir_expr *sel = tl_ir_select(m, BIN(GT, tj, SUB(accv, F32(1.0))),
                                  tl_ir_call(m, TL_OP_EXP, TL_DT_FLOAT32, 1, EXPRS(SUB(tj, accv))),
                                  tl_ir_unary(m, TL_UN_NEG, tj));
   tl_ir_expr *fm = tl_ir_cast(m, TL_DT_FLOAT32, BIN(FLOORMOD, SUB(VAR(col), VAR(shift)), I32(3)));
-  tl_ir_stmt *out = loop1(m, TL_FOR_SERIAL, j3, I32(4),
+  tl_ir_stmt *out = single_var_loop(m, TL_FOR_SERIAL, j3, I32(4),
                           tl_ir_let(m, col, ADD(MUL(VAR(bx), I32(4)), VAR(j3)),
                                     STORE(y, ADD(sel, fm), ADD(MUL(VAR(row), I32(8)), VAR(col)))));
   tl_ir_stmt *rowbody = tl_ir_let(m, row, ADD(MUL(VAR(by), I32(2)), VAR(r)),
                                   tl_ir_if(m, LT(VAR(row), VAR(vm)), SEQ(fill, init, mx, out), NULL));
-  tl_ir_stmt *blk = SEQ(tl_ir_alloc(m, t), tl_ir_alloc(m, acc), loop1(m, TL_FOR_SERIAL, r, I32(2), rowbody));
+  tl_ir_stmt *blk = SEQ(tl_ir_alloc(m, t), tl_ir_alloc(m, acc), single_var_loop(m, TL_FOR_SERIAL, r, I32(2), rowbody));
   tl_ir_var *grid_vars[2] = {by, bx};
   tl_ir_expr *grid_ext[2] = {CALL(TL_OP_CEILDIV, TL_DT_INT32, VAR(vm), I32(2)), I32(2)};
   tl_ir_stmt *body = tl_ir_for(m, TL_FOR_PARALLEL, 2, grid_vars, NULL, grid_ext, blk);

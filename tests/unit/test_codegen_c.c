@@ -423,7 +423,7 @@ static tl_ir_stmt *vector_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
   tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32);
   tl_ir_expr *idx = tl_ir_ramp(m, MUL(VAR(i), I32(4)), 1, 4);
   tl_ir_stmt *st = STORE(a, MUL(LOAD(a, idx), tl_ir_broadcast(m, F32(2.0), 4)), idx);
-  return loop1(m, TL_FOR_VECTORIZED, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
+  return single_var_loop(m, TL_FOR_VECTORIZED, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
 }
 
 /* A[ramp(0, 1, 4)] = A[ramp(4, 1, 4)] (a contiguous vector copy) */
@@ -437,7 +437,7 @@ static tl_ir_stmt *vector_let_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *
   tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32), *v = tl_ir_var_new(m, "v", tl_dtype_with_lanes(TL_DT_FLOAT32, 4));
   tl_ir_expr *idx = tl_ir_ramp(m, MUL(VAR(i), I32(4)), 1, 4);
   tl_ir_stmt *st = tl_ir_let(m, v, MUL(LOAD(a, idx), tl_ir_broadcast(m, F32(2.0), 4)), STORE(a, ADD(VAR(v), VAR(v)), idx));
-  return loop1(m, TL_FOR_SERIAL, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
+  return single_var_loop(m, TL_FOR_SERIAL, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
 }
 
 static const char *vec_type(tl_dtype elem, uint16_t lanes, char *buf, size_t cap) {
@@ -454,7 +454,7 @@ static tl_ir_stmt *thread_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
   tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32), *tx = tl_ir_var_new(m, "tx", TL_DT_INT32);
   bx->thread_tag = "blockIdx.x";
   tx->thread_tag = "threadIdx.x";
-  tl_ir_stmt *loop = loop1(m, TL_FOR_THREAD, tx, I32(64), STORE(a, F32(0.0), ADD(MUL(VAR(bx), I32(64)), VAR(tx))));
+  tl_ir_stmt *loop = single_var_loop(m, TL_FOR_THREAD, tx, I32(64), STORE(a, F32(0.0), ADD(MUL(VAR(bx), I32(64)), VAR(tx))));
   loop->u.loop.thread_tag = "threadIdx.x";
   return SEQ(loop, tl_ir_barrier(m));
 }
@@ -526,7 +526,7 @@ static tl_ir_stmt *expr_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
       STORE(a, tl_ir_cast(m, TL_DT_FLOAT32, BIN(FLOORDIV, k, I32(2))), BIN(FLOORMOD, VAR(i), I32(8))),
       STORE(a, tl_ir_cast(m, TL_DT_FLOAT32, MUL(SUB(VAR(i), I32(1)), SUB(I32(2), SUB(VAR(i), I32(-3))))), VAR(i)),
       STORE(a, tl_ir_cast(m, TL_DT_FLOAT32, BIN(BITAND, BIN(SHL, VAR(i), I32(2)), I32(12))), VAR(i)));
-  return loop1(m, TL_FOR_SERIAL, i, VAR(n), body);
+  return single_var_loop(m, TL_FOR_SERIAL, i, VAR(n), body);
 }
 
 /* Parallel loops of constant trip counts: one block gets no directive, several an
@@ -535,9 +535,9 @@ static tl_ir_stmt *parallel_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n)
   (void)n;
   tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32), *j = tl_ir_var_new(m, "j", TL_DT_INT32),
             *k = tl_ir_var_new(m, "k", TL_DT_INT32);
-  tl_ir_stmt *one = loop1(m, TL_FOR_PARALLEL, i, I32(1), STORE(a, F32(1.0), VAR(i)));
-  tl_ir_stmt *inner = loop1(m, TL_FOR_PARALLEL, k, I32(4), STORE(a, F32(2.0), ADD(VAR(j), VAR(k))));
-  tl_ir_stmt *eight = loop1(m, TL_FOR_PARALLEL, j, I32(8), SEQ(tl_ir_barrier(m), inner));
+  tl_ir_stmt *one = single_var_loop(m, TL_FOR_PARALLEL, i, I32(1), STORE(a, F32(1.0), VAR(i)));
+  tl_ir_stmt *inner = single_var_loop(m, TL_FOR_PARALLEL, k, I32(4), STORE(a, F32(2.0), ADD(VAR(j), VAR(k))));
+  tl_ir_stmt *eight = single_var_loop(m, TL_FOR_PARALLEL, j, I32(8), SEQ(tl_ir_barrier(m), inner));
   return SEQ(one, eight);
 }
 

@@ -133,7 +133,7 @@ static void build_ew(tl_ir_module *m, const op_case *c) {
   tl_ir_buffer *a = buf1(m, "A", c->in, VAR(n), TL_SCOPE_GLOBAL), *b = buf1(m, "B", c->in, VAR(n), TL_SCOPE_GLOBAL),
                *o = buf1(m, "C", c->out, VAR(n), TL_SCOPE_GLOBAL);
   tl_ir_expr *value = case_expr(m, c, LOAD(a, VAR(i)), LOAD(b, VAR(i)), i);
-  tl_ir_stmt *body = loop1(m, TL_FOR_PARALLEL, i, VAR(n), STORE(o, value, VAR(i)));
+  tl_ir_stmt *body = single_var_loop(m, TL_FOR_PARALLEL, i, VAR(n), STORE(o, value, VAR(i)));
   finish(m, "ew_kernel", TL_CALLCONV_DEVICE_KERNEL, (tl_ir_buffer *[]){a, b, o}, 3, &n, 1, body);
   tl_ir_var *hn = tl_ir_var_new(m, "N", TL_DT_INT32), *nb = tl_ir_var_new(m, "N", TL_DT_INT32);
   tl_ir_buffer *ha = buf1(m, "A", c->in, VAR(hn), TL_SCOPE_GLOBAL), *hb = buf1(m, "B", c->in, VAR(hn), TL_SCOPE_GLOBAL),
@@ -272,7 +272,7 @@ static void build_hist(tl_ir_module *m, tl_dtype dt) {
   tl_ir_buffer *v = buf1(m, "V", TL_DT_INT32, VAR(n), TL_SCOPE_GLOBAL), *h = buf1(m, "H", dt, I32(8), TL_SCOPE_GLOBAL);
   tl_ir_expr *slot = BIN(FLOORMOD, LOAD(v, VAR(i)), I32(8));
   tl_ir_expr *one = tl_dtype_is_float(dt) ? tl_ir_float(m, dt, 1.0) : tl_ir_int(m, dt, 1);
-  tl_ir_stmt *body = loop1(m, TL_FOR_PARALLEL, i, VAR(n),
+  tl_ir_stmt *body = single_var_loop(m, TL_FOR_PARALLEL, i, VAR(n),
                            TILE(TL_OP_ATOMIC_ADD_ELEM, tl_ir_region(m, h, EXPRS(slot), EXPRS(I32(1)), TL_REGION_POINT), one));
   finish(m, "hist_kernel", TL_CALLCONV_DEVICE_KERNEL, (tl_ir_buffer *[]){v, h}, 2, &n, 1, body);
   tl_ir_var *hn = tl_ir_var_new(m, "N", TL_DT_INT32), *nb = tl_ir_var_new(m, "N", TL_DT_INT32);

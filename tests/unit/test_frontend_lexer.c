@@ -4,20 +4,20 @@
 #include "ir/parse/parse.h"
 
 typedef struct lexed {
-  tl__pctx p;
+  tl__parse_ctx p;
   tl__vec toks;
   tl_status s;
 } lexed;
 
 static void lex(lexed *L, const char *src) {
-  tl__pctx_init(&L->p, src, strlen(src), "t.py");
+  tl__parse_ctx_init(&L->p, src, strlen(src), "t.py");
   tl__vec_init(&L->toks, sizeof(tl__tok));
   L->s = tl__lex(&L->p, &L->toks);
 }
 
 static void lex_free(lexed *L) {
   tl__vec_free(&L->toks);
-  tl__pctx_free(&L->p);
+  tl__parse_ctx_free(&L->p);
 }
 
 static const tl__tok *tok(lexed *L, size_t i) {
@@ -151,7 +151,7 @@ static void test_characters(void **state) {
   expect_error("\tx = $\n", "t.py:1:6: invalid character '$'\n\tx = $\n\t    ^");
   /* A NUL byte inside the text. */
   lexed L;
-  tl__pctx_init(&L.p, "x = 1\0", 6, "t.py");
+  tl__parse_ctx_init(&L.p, "x = 1\0", 6, "t.py");
   tl__vec_init(&L.toks, sizeof(tl__tok));
   assert_int_equal(tl__lex(&L.p, &L.toks), TL_EINVAL);
   assert_non_null(strstr(tl_last_error(), "t.py:1:6: invalid character (byte 0x00)"));

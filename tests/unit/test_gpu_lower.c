@@ -482,6 +482,24 @@ static const refusal k_refusals[] = {
          "        T.copy(A, s)\n"
          "        T.copy(s, A)\n",
      CUDA, TL_EUNSUPPORTED, "shared buffer 's' needs a constant shape on GPU targets"},
+    /* Beyond TL__GPU_MAX_RANK (16) dimensions: an error, not a truncated index list. */
+    {HDR "@T.prim_func\n"
+         "def k(A: T.Tensor((1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), \"float32\")):\n"
+         "    with T.Kernel(1, threads=16) as bx:\n"
+         "        A[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] = 1.0\n",
+     CUDA, TL_EUNSUPPORTED, "k.py:5:9: buffer 'A' has 17 dimensions; GPU targets support at most 16"},
+    {HDR "@T.prim_func\n"
+         "def k(A: T.Tensor((16,), \"float32\")):\n"
+         "    with T.Kernel(1, threads=16) as bx:\n"
+         "        for a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q in T.Parallel(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1):\n"
+         "            A[0] = 1.0\n",
+     CUDA, TL_EUNSUPPORTED, "loop over 'a' has 17 dimensions; GPU targets support at most 16"},
+    {HDR "@T.prim_func\n"
+         "def k(A: T.Tensor((16,), \"float32\")):\n"
+         "    with T.Kernel(1, threads=16) as bx:\n"
+         "        s = T.alloc_shared((1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), \"float32\")\n"
+         "        A[0] = s[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n",
+     CUDA, TL_EUNSUPPORTED, "buffer 's' has 17 dimensions; GPU targets support at most 16"},
 };
 
 static void test_refusals(void **state) {

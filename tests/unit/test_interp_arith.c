@@ -257,7 +257,7 @@ static void test_vectors(void **state) {
   tl_ir_expr *idx = tl_ir_ramp(m, MUL(VAR(j), I32(4)), 1, 4);
   tl_ir_expr *rev = tl_ir_ramp(m, ADD(MUL(VAR(j), I32(4)), I32(3)), -1, 4);
   tl_ir_expr *v = ADD(LOAD(A, idx), tl_ir_broadcast(m, F32(10), 4));
-  tl_ir_stmt *body = loop1(m, TL_FOR_VECTORIZED, j, I32(2), STORE(B, MUL(v, v), rev));
+  tl_ir_stmt *body = single_var_loop(m, TL_FOR_VECTORIZED, j, I32(2), STORE(B, MUL(v, v), rev));
   make_func(m, "vec", (tl_ir_buffer *[]){A, B}, 2, body);
   float a[8] = {0, 1, 2, 3, 4, 5, 6, 7}, b[8] = {0};
   host_tensor ha, hb;

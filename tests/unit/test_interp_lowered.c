@@ -56,7 +56,7 @@ static tl_ir_func *host_entry(tl_ir_module *m, const char *name, const char *ker
 
 /* for v in T.thread_binding(extent, tag): body */
 static tl_ir_stmt *thread_loop(tl_ir_module *m, tl_ir_var *v, tl_ir_expr *extent, tl_ir_stmt *body) {
-  tl_ir_stmt *s = loop1(m, TL_FOR_THREAD, v, extent, body);
+  tl_ir_stmt *s = single_var_loop(m, TL_FOR_THREAD, v, extent, body);
   assert_non_null(s);
   s->u.loop.thread_tag = v->thread_tag;
   return s;
@@ -227,7 +227,7 @@ static void test_tile_level_barrier_and_shuffle(void **state) {
             STORE(O, CALL(TL_OP_WARP_SHFL_XOR, TL_DT_INT32, I32(1), I32(1), I32(32)), I32(0)));
   tl_ir_builder_set_loc(m, (tl_ir_span){"w.py", 4, 1});
   tl_ir_var *ty = tagged(m, "ty", "threadIdx.y");
-  tl_ir_stmt *loose = loop1(m, TL_FOR_THREAD, ty, I32(4), SEQ(STORE(O, VAR(ty), I32(0)), tl_ir_barrier(m)));
+  tl_ir_stmt *loose = single_var_loop(m, TL_FOR_THREAD, ty, I32(4), SEQ(STORE(O, VAR(ty), I32(0)), tl_ir_barrier(m)));
   make_func(m, "loose", (tl_ir_buffer *[]){O}, 1, loose);
   int32_t o[2] = {0, 0};
   host_tensor h;

@@ -231,8 +231,8 @@ static void test_thread_loops(void **state) {
     tl_ir_var *lx = tagged(m, "lx", "threadIdx.x"), *lx2 = tagged(m, "lx2", "threadIdx.x");
     tl_ir_buffer *S = buf1(m, "S", TL_DT_FLOAT32, I32(64), SHARED);
     LOC("l.py", 2, 1);
-    tl_ir_stmt *fill = loop1(m, TL_FOR_THREAD, lx, I32(over ? 128 : 32), STORE(S, LOAD(f.A, VAR(lx)), VAR(lx)));
-    tl_ir_stmt *drain = loop1(m, TL_FOR_THREAD, lx2, I32(32), STORE(f.Out, LOAD(S, SUB(I32(31), VAR(lx2))), VAR(lx2)));
+    tl_ir_stmt *fill = single_var_loop(m, TL_FOR_THREAD, lx, I32(over ? 128 : 32), STORE(S, LOAD(f.A, VAR(lx)), VAR(lx)));
+    tl_ir_stmt *drain = single_var_loop(m, TL_FOR_THREAD, lx2, I32(32), STORE(f.Out, LOAD(S, SUB(I32(31), VAR(lx2))), VAR(lx2)));
     fill->u.loop.thread_tag = "threadIdx.x";
     drain->u.loop.thread_tag = "threadIdx.x";
     add_kernel(&f, SEQ(ALLOC(S), fill, BARRIER(), drain), 1, B, -1);
@@ -322,7 +322,7 @@ static void test_oom_sweep(void **state) {
   tl_ir_stmt *body =
       SEQ(ALLOC(S), ALLOC(V), STORE(V, LOAD(c.f.A, ADD(MUL(VAR(c.f.bx), I32(R)), tx)), I32(0)),
           STORE(S, LOAD(V, I32(0)), tx), BARRIER(),
-          loop1(m, TL_FOR_SERIAL, k, I32(4),
+          single_var_loop(m, TL_FOR_SERIAL, k, I32(4),
                 SEQ(IF(LT(tx, s), STORE(S, ADD(LOAD(S, tx), LOAD(S, ADD(tx, s))), tx)), BARRIER())),
           IF(EQ(tx, I32(0)), STORE(c.f.Out, LOAD(S, I32(0)), VAR(c.f.bx))));
   add_kernel(&c.f, body, 2, R, -1);

@@ -21,7 +21,7 @@ static tl_ir_func *add_reduction(tl_ir_module *m, const char *name, int64_t bloc
   int levels = 0;
   while ((1 << levels) < block) levels++;
   tl_ir_expr *s = BIN(SHR, I32(block / 2), VAR(k));
-  tl_ir_stmt *tree = loop1(m, TL_FOR_SERIAL, k, I32(levels),
+  tl_ir_stmt *tree = single_var_loop(m, TL_FOR_SERIAL, k, I32(levels),
                            SEQ(IF(LT(VAR(tx), s), STORE(S, ADD(LOAD(S, VAR(tx)), LOAD(S, ADD(VAR(tx), s))), VAR(tx))),
                                BARRIER()));
   tl_ir_stmt *body =
@@ -77,7 +77,7 @@ static tl_ir_func *add_butterfly(tl_ir_module *m, const char *name, int width, b
   int levels = 0;
   while ((1 << levels) < width) levels++;
   tl_ir_expr *v = LOAD(V, I32(0));
-  tl_ir_stmt *steps = loop1(m, TL_FOR_UNROLLED, k, I32(levels),
+  tl_ir_stmt *steps = single_var_loop(m, TL_FOR_UNROLLED, k, I32(levels),
                             STORE(V, ADD(v, SHFL(TL_DT_FLOAT32, v, BIN(SHR, I32(width / 2), VAR(k)), I32(width))), I32(0)));
   tl_ir_stmt *extra = cross ? STORE(V, ADD(v, SHFL(TL_DT_FLOAT32, v, I32(width), I32(width))), I32(0)) : tl_ir_seq(m, 0, NULL);
   tl_ir_stmt *body = SEQ(ALLOC(V), LET(i, ADD(MUL(VAR(bx), I32(SB)), VAR(tx)),

@@ -32,7 +32,7 @@ static void test_vadd_non_dividing_tile(void **state) {
       SEQ(tl_ir_alloc(m, As), tl_ir_alloc(m, Bf), tl_ir_alloc(m, Cf),
           TILE(TL_OP_COPY, region1(m, A, MUL(VAR(bx), I32(128)), I32(128)), FULL(As)),
           TILE(TL_OP_COPY, region1(m, B, MUL(VAR(bx), I32(128)), I32(128)), FULL(Bf)),
-          loop1(m, TL_FOR_PARALLEL, i, I32(128), STORE(Cf, ADD(LOAD(As, VAR(i)), LOAD(Bf, VAR(i))), VAR(i))),
+          single_var_loop(m, TL_FOR_PARALLEL, i, I32(128), STORE(Cf, ADD(LOAD(As, VAR(i)), LOAD(Bf, VAR(i))), VAR(i))),
           TILE(TL_OP_COPY, FULL(Cf), region1(m, C, MUL(VAR(bx), I32(128)), I32(128))),
           TILE(TL_OP_COPY, FULL(As), region1(m, P, MUL(VAR(bx), I32(128)), I32(128)))));
   make_func(m, "vadd", (tl_ir_buffer *[]){A, B, C, P}, 4, body);
@@ -79,7 +79,7 @@ static void run_gemm(bool ta, bool tb) {
   tl_ir_stmt *body = kernel2(
       m, ceildiv(m, I32(GN), I32(BN)), ceildiv(m, I32(GM), I32(BM)), bx, by,
       SEQ(tl_ir_alloc(m, As), tl_ir_alloc(m, Bs), tl_ir_alloc(m, Cl), TILE(TL_OP_CLEAR, FULL(Cl)),
-          loop1(m, TL_FOR_PIPELINED, k, ceildiv(m, I32(GK), I32(BK)),
+          single_var_loop(m, TL_FOR_PIPELINED, k, ceildiv(m, I32(GK), I32(BK)),
                 SEQ(TILE(TL_OP_COPY, ar, FULL(As)), TILE(TL_OP_COPY, br, FULL(Bs)),
                     TILE(TL_OP_GEMM, FULL(As), FULL(Bs), FULL(Cl), I32(ta), I32(tb), I32(0)))),
           TILE(TL_OP_COPY, FULL(Cl), region2(m, C, m0, I32(BM), n0, I32(BN)))));

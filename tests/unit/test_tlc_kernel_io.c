@@ -29,7 +29,7 @@ static int setup(void **state) {
                *C = buf1(m, "C", TL_DT_FLOAT32, VAR(N), GLOBAL), *D = buf1(m, "D", TL_DT_FLOAT32, VAR(N), GLOBAL);
   tl_ir_expr *val = ADD(MUL(tl_ir_cast(m, TL_DT_FLOAT32, LOAD(A, VAR(i), I32(0))), VAR(scale)),
                         tl_ir_cast(m, TL_DT_FLOAT32, LOAD(B, VAR(i))));
-  tl_ir_stmt *body = kernel2(m, I32(1), NULL, bx, NULL, loop1(m, TL_FOR_SERIAL, i, VAR(N), STORE(C, val, VAR(i))));
+  tl_ir_stmt *body = kernel2(m, I32(1), NULL, bx, NULL, single_var_loop(m, TL_FOR_SERIAL, i, VAR(N), STORE(C, val, VAR(i))));
   tl_ir_func *f;
   if (!body || tl_ir_func_new(m, "f", &f) != TL_OK || tl_ir_func_add_buffer_param(m, f, A, false) != TL_OK ||
       tl_ir_func_add_buffer_param(m, f, B, false) != TL_OK || tl_ir_func_add_buffer_param(m, f, C, false) != TL_OK ||

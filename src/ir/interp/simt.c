@@ -32,7 +32,7 @@ int tl__interp_tag_index(const char *tag) {
 }
 
 typedef struct scan_ctx {
-  tl__iscan *sc;
+  tl__body_scan *sc;
   bool skip_kernels;
   tl_status status;
 } scan_ctx;
@@ -47,7 +47,7 @@ static int loop_tag(const tl_ir_stmt *s) {
 
 static bool scan_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
   scan_ctx *cx = v->ctx;
-  tl__iscan *sc = cx->sc;
+  tl__body_scan *sc = cx->sc;
   switch (s->kind) {
   case TL_STMT_KERNEL:
     if (cx->skip_kernels) return false;
@@ -77,7 +77,7 @@ static bool scan_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
 
 static bool scan_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
   scan_ctx *cx = v->ctx;
-  tl__iscan *sc = cx->sc;
+  tl__body_scan *sc = cx->sc;
   if (e->kind == TL_EXPR_CALL) {
     if (e->u.call.op == TL_OP_WARP_SHFL_XOR) sc->shuffle = true;
     if (e->u.call.op == TL_OP_ATOMIC_ADD || e->u.call.op == TL_OP_ATOMIC_ADD_ELEM) sc->atomic = true;
@@ -94,7 +94,7 @@ static bool scan_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
   return true;
 }
 
-tl_status tl__interp_scan(const tl_ir_stmt *body, bool skip_kernels, tl__iscan *out) {
+tl_status tl__interp_scan(const tl_ir_stmt *body, bool skip_kernels, tl__body_scan *out) {
   memset(out, 0, sizeof *out);
   tl__vec_init(&out->tagged, sizeof(const tl_ir_var *));
   scan_ctx cx = {out, skip_kernels, TL_OK};
@@ -103,9 +103,9 @@ tl_status tl__interp_scan(const tl_ir_stmt *body, bool skip_kernels, tl__iscan *
   return cx.status;
 }
 
-void tl__interp_scan_free(tl__iscan *sc) { tl__vec_free(&sc->tagged); }
+void tl__interp_scan_free(tl__body_scan *sc) { tl__vec_free(&sc->tagged); }
 
-bool tl__simt_wanted(const tl_ir_module *mod, const tl__iscan *sc, bool many_threads) {
+bool tl__simt_wanted(const tl_ir_module *mod, const tl__body_scan *sc, bool many_threads) {
   if (!sc->threads && !many_threads) return false;
   /* Without these, threads can only meet through unsynchronised global memory,
    * where any interleaving is a race; running them one after another is then one

@@ -38,7 +38,7 @@
 
 /* What a kernel body holds, for running its threads (launches bind the tagged
  * variables) and for choosing between sequential and SIMT execution. */
-typedef struct tl__iscan {
+typedef struct tl__body_scan {
   bool barrier;    /* a TL_STMT_BARRIER */
   bool shuffle;    /* a TL_OP_WARP_SHFL_XOR */
   bool shared;     /* an allocation of a shared or shared.dyn buffer */
@@ -46,20 +46,20 @@ typedef struct tl__iscan {
   bool threads;    /* thread indices are bound or used */
   unsigned looped; /* tags bound by TL_FOR_THREAD loops (bit per tag index) */
   tl__vec tagged;  /* const tl_ir_var *: variables carrying a blockIdx/threadIdx tag */
-} tl__iscan;
+} tl__body_scan;
 
 /* 0..2 for blockIdx.x/y/z, 3..5 for threadIdx.x/y/z, -1 otherwise. */
 int tl__interp_tag_index(const char *tag);
 /* Scans body; with skip_kernels the bodies of T.Kernel statements are not entered.
  * Free with tl__interp_scan_free (also after a failure). */
-tl_status tl__interp_scan(const tl_ir_stmt *body, bool skip_kernels, tl__iscan *out);
-void tl__interp_scan_free(tl__iscan *sc);
+tl_status tl__interp_scan(const tl_ir_stmt *body, bool skip_kernels, tl__body_scan *out);
+void tl__interp_scan_free(tl__body_scan *sc);
 
 /* True when a body so scanned runs in SIMT mode: it has threads (binds thread
  * indices, or is launched with more than one thread per block: many_threads) and
  * synchronises or shares memory (barrier, shuffle, shared buffer, atomic), or the
  * module's int attribute "tl.interp.simt" is 1 (every kernel with threads). */
-bool tl__simt_wanted(const tl_ir_module *mod, const tl__iscan *sc, bool many_threads);
+bool tl__simt_wanted(const tl_ir_module *mod, const tl__body_scan *sc, bool many_threads);
 
 /* ------------------------------------------------------------- launching */
 
@@ -70,7 +70,7 @@ typedef struct tl__simt_plan {
   tl_ir_span span;                   /* the launch or T.Kernel statement */
   int64_t grid[3], block[3];
   int64_t dyn_shared_bytes;          /* shared.dyn budget per block; -1: unlimited */
-  const tl__iscan *scan;             /* of body: the tagged variables to bind */
+  const tl__body_scan *scan;             /* of body: the tagged variables to bind */
   tl_ir_var *const *block_vars;      /* T.Kernel's bx, by, bz (3 entries, may be NULL) */
   tl_ir_var *const *thread_vars;     /* T.Kernel's tx, ty, tz */
 } tl__simt_plan;

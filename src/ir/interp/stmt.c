@@ -19,7 +19,7 @@
 /* ------------------------------------------------------- function analysis */
 
 tl_status tl__interp_check_func(const tl_ir_func *f) {
-  tl__iscan sc;
+  tl__body_scan sc;
   tl_status s = tl__interp_scan(f->body, true, &sc);
   if (s == TL_OK && sc.threads && (sc.barrier || sc.shuffle))
     s = tl__interp_error(TL_EUNSUPPORTED, f->span,
@@ -214,7 +214,7 @@ static tl_status exec_kernel(tl__iframe *fr, const tl_ir_stmt *s) {
   int64_t grid[3], thr[3];
   TL__TRY(eval_extents(fr, s->u.kernel.grid, s->u.kernel.grid_ndim, grid, s->span));
   TL__TRY(eval_extents(fr, s->u.kernel.threads, s->u.kernel.threads_ndim, thr, s->span));
-  tl__iscan sc;
+  tl__body_scan sc;
   tl_status st = tl__interp_scan(s->u.kernel.body, false, &sc);
   for (int i = 0; i < 3; i++)
     if (s->u.kernel.thread_vars[i]) sc.threads = true;
@@ -264,7 +264,7 @@ static tl_status bind_launch_args(tl__iframe *caller, tl__iframe *kf, const tl_i
 /* Runs the launched kernel's body once per (block, thread) of the launch, binding
  * the variables tagged blockIdx/threadIdx; tags that the kernel binds with its own
  * thread loops are left to those loops. */
-static tl_status run_launch(tl__iframe *kf, const tl_ir_func *k, const tl__iscan *sc, const int64_t ext_in[6]) {
+static tl_status run_launch(tl__iframe *kf, const tl_ir_func *k, const tl__body_scan *sc, const int64_t ext_in[6]) {
   int64_t ext[6];
   for (int i = 0; i < 6; i++) ext[i] = (sc->looped >> i) & 1 ? 1 : ext_in[i];
   int64_t idx[6];
@@ -306,7 +306,7 @@ static tl_status exec_launch(tl__iframe *fr, const tl_ir_stmt *s) {
     if (smem < 0)
       return tl__interp_error(TL_ERUNTIME, s->span, "negative dynamic shared memory size %" PRId64, smem);
   }
-  tl__iscan sc;
+  tl__body_scan sc;
   tl_status st = tl__interp_scan(k->body, false, &sc);
   tl__iframe kf;
   if (st == TL_OK) st = tl__iframe_init(&kf, fr->in, k);

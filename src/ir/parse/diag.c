@@ -9,7 +9,7 @@
 #include "base/str.h"
 #include "parse.h"
 
-void tl__pctx_init(tl__pctx *p, const char *src, size_t len, const char *file) {
+void tl__parse_ctx_init(tl__parse_ctx *p, const char *src, size_t len, const char *file) {
   p->src = src;
   p->len = len;
   p->file = file ? file : "<string>";
@@ -17,28 +17,28 @@ void tl__pctx_init(tl__pctx *p, const char *src, size_t len, const char *file) {
   p->status = TL_OK;
 }
 
-void tl__pctx_free(tl__pctx *p) { tl__arena_free(&p->arena); }
+void tl__parse_ctx_free(tl__parse_ctx *p) { tl__arena_free(&p->arena); }
 
-tl_status tl__poom(tl__pctx *p) {
+tl_status tl__parse_oom(tl__parse_ctx *p) {
   if (p->status == TL_OK) p->status = tl__oom();
   return p->status;
 }
 
-void *tl__palloc(tl__pctx *p, size_t n) {
+void *tl__parse_alloc(tl__parse_ctx *p, size_t n) {
   void *m = tl__arena_alloc(&p->arena, n);
-  if (!m) tl__poom(p);
+  if (!m) tl__parse_oom(p);
   return m;
 }
 
-char *tl__pstrndup(tl__pctx *p, const char *s, size_t n) {
+char *tl__pstrndup(tl__parse_ctx *p, const char *s, size_t n) {
   char *d = tl__arena_strndup(&p->arena, s, n);
-  if (!d) tl__poom(p);
+  if (!d) tl__parse_oom(p);
   return d;
 }
 
 /* Start and length of 1-based line `line` (without its terminator); the last
  * line if the file has fewer. */
-static void find_line(const tl__pctx *p, uint32_t line, size_t *start, size_t *len) {
+static void find_line(const tl__parse_ctx *p, uint32_t line, size_t *start, size_t *len) {
   size_t i = 0, cur = 1, begin = 0;
   while (cur < line && i < p->len) {
     char c = p->src[i++];
@@ -54,7 +54,7 @@ static void find_line(const tl__pctx *p, uint32_t line, size_t *start, size_t *l
   *len = end - begin;
 }
 
-tl_status tl__perr(tl__pctx *p, uint32_t line, uint32_t col, const char *fmt, ...) {
+tl_status tl__parse_error(tl__parse_ctx *p, uint32_t line, uint32_t col, const char *fmt, ...) {
   if (p->status != TL_OK) return p->status;
   tl__sb sb = TL__SB_INIT;
   tl__sb_appendf(&sb, "%s:%u:%u: ", p->file, line, col);
@@ -82,7 +82,7 @@ tl_status tl__perr(tl__pctx *p, uint32_t line, uint32_t col, const char *fmt, ..
   }
   if (tl__sb_status(&sb) != TL_OK) {
     tl__sb_free(&sb);
-    return tl__poom(p);
+    return tl__parse_oom(p);
   }
   p->status = tl__error(TL_EINVAL, "%s", tl__sb_str(&sb));
   tl__sb_free(&sb);

@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------------ values */
 
-typedef enum tl__vkind {
+typedef enum tl__val_kind {
   /* Python values (compile-time) */
   V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_DTYPE, V_TUPLE,
   /* IR */
@@ -28,14 +28,14 @@ typedef enum tl__vkind {
   V_SYMBOLIC, /* T.symbolic/T.dynamic at module level: one variable per function */
   V_PRIMFUNC, /* a @T.prim_func nested in a factory, elaborated */
   V_OPAQUE    /* anything else (other modules, helper functions): an error when used */
-} tl__vkind;
+} tl__val_kind;
 
 typedef enum tl__modkind { MOD_TILELANG, MOD_LANG, MOD_OTHER } tl__modkind;
 
-typedef struct tl__pfunc tl__pfunc;
+typedef struct tl__prim_func_val tl__prim_func_val;
 typedef struct tl__val tl__val;
 struct tl__val {
-  uint8_t kind; /* tl__vkind */
+  uint8_t kind; /* tl__val_kind */
   union {
     bool b;
     int64_t i;
@@ -49,7 +49,7 @@ struct tl__val {
     struct { uint8_t kind; const char *name; } mod;
     struct { int id; int op; const char *name; } bi;
     struct { const char *name; tl_dtype dt; } sym;
-    tl__pfunc *pf;
+    tl__prim_func_val *pf;
     const char *opaque; /* how to name it in messages */
   } u;
 };
@@ -84,7 +84,7 @@ bool tl__dtype_from_name(const char *name, tl_dtype *out);
 
 /* ------------------------------------------------------------------ state */
 
-typedef enum tl__bkind {
+typedef enum tl__binding_kind {
   B_VALUE,   /* a compile-time value or an alias */
   B_LET,     /* an IR value bound by a LET */
   B_LOOP,    /* a loop variable */
@@ -94,12 +94,12 @@ typedef enum tl__bkind {
   B_VARSLOT, /* a T.alloc_var */
   B_SYM,     /* a symbolic dimension */
   B_MODULE   /* imports, functions and constants at the top level */
-} tl__bkind;
+} tl__binding_kind;
 
 typedef struct tl__binding {
   const char *name;
   tl__val *v;
-  uint8_t kind;   /* tl__bkind */
+  uint8_t kind;   /* tl__binding_kind */
   uint16_t depth; /* block depth where it was bound */
   uint16_t loops; /* loops enclosing the binding */
   uint32_t line, col;
@@ -128,7 +128,7 @@ typedef struct tl__jitparam {
 } tl__jitparam;
 
 /* A function elaborated but not yet added to the module (factories name it). */
-struct tl__pfunc {
+struct tl__prim_func_val {
   tl__vec params; /* tl__fparam */
   tl_ir_stmt *body;
   uint32_t line, col;
@@ -154,7 +154,7 @@ typedef struct tl__fstate {
 } tl__fstate;
 
 typedef struct tl__elab {
-  tl__pctx *p;
+  tl__parse_ctx *p;
   tl_ir_module *mod;
   const char *file; /* interned in the module */
   const tl_ir_parse_options *opts;
@@ -172,22 +172,22 @@ typedef struct tl__pos {
 #define POS(node) ((tl__pos){(node)->line, (node)->col})
 
 /* Records an error at a position; returns the status. */
-tl_status tl__eerr(tl__elab *E, tl__pos at, const char *fmt, ...) TL_PRINTF(3, 4);
+tl_status tl__elab_error(tl__elab *E, tl__pos at, const char *fmt, ...) TL_PRINTF(3, 4);
 /* Sets the builder's location for the nodes made next. */
-void tl__eloc(tl__elab *E, tl__pos at);
+void tl__elab_at(tl__elab *E, tl__pos at);
 /* A NULL came back from the builder: records its status (out of memory, usually). */
-tl_status tl__eirfail(tl__elab *E);
+tl_status tl__elab_builder_failed(tl__elab *E);
 
-tl__val *tl__vnew(tl__elab *E, tl__vkind kind);
-tl__val *tl__vint(tl__elab *E, int64_t i);
-tl__val *tl__vfloat(tl__elab *E, double f);
-tl__val *tl__vbool(tl__elab *E, bool b);
-tl__val *tl__vexpr(tl__elab *E, tl_ir_expr *e); /* NULL if e is NULL (builder failure recorded) */
+tl__val *tl__val_new(tl__elab *E, tl__val_kind kind);
+tl__val *tl__val_int(tl__elab *E, int64_t i);
+tl__val *tl__val_float(tl__elab *E, double f);
+tl__val *tl__val_bool(tl__elab *E, bool b);
+tl__val *tl__val_expr(tl__elab *E, tl_ir_expr *e); /* NULL if e is NULL (builder failure recorded) */
 /* How to name a value in messages: "an integer", "buffer 'A'", "T.copy". */
-const char *tl__vdesc(tl__elab *E, const tl__val *v);
+const char *tl__val_describe(tl__elab *E, const tl__val *v);
 
 /* Bindings. */
-bool tl__bind(tl__elab *E, const char *name, tl__val *v, tl__bkind kind, uint32_t line, uint32_t col);
+bool tl__bind(tl__elab *E, const char *name, tl__val *v, tl__binding_kind kind, uint32_t line, uint32_t col);
 tl__binding *tl__lookup(tl__elab *E, const char *name);
 
 /* Python values. */
@@ -250,6 +250,6 @@ bool tl__annotation(tl__elab *E, const tl__ast_expr *ann, const char *name, tl__
                     tl_ir_var **var);
 /* A @T.prim_func definition (module level or inside a factory); bindings
  * [0, outer_visible) of the enclosing scopes are visible to it. */
-tl__pfunc *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size_t outer_visible);
+tl__prim_func_val *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size_t outer_visible);
 
 #endif

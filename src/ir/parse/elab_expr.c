@@ -16,7 +16,7 @@ static const char *dotted(tl__elab *E, const tl__ast_expr *e) {
     const char *base = dotted(E, e->u.attr.obj);
     char *s = tl__format("%s.%s", base, e->u.attr.name);
     if (!s) {
-      tl__poom(E->p);
+      tl__parse_oom(E->p);
       return "?";
     }
     char *d = tl__arena_strdup(&E->p->arena, s);
@@ -28,7 +28,7 @@ static const char *dotted(tl__elab *E, const tl__ast_expr *e) {
 
 tl_ir_var *tl__sym_var(tl__elab *E, const tl__val *sym, tl__pos at) {
   if (!E->fn || E->fn->kind == FK_FACTORY) {
-    tl__eerr(E, at, "symbolic dimension '%s' can only be used inside a kernel function", sym->u.sym.name);
+    tl__elab_error(E, at, "symbolic dimension '%s' can only be used inside a kernel function", sym->u.sym.name);
     return NULL;
   }
   tl__vec *syms = &E->fn->syms;
@@ -39,10 +39,10 @@ tl_ir_var *tl__sym_var(tl__elab *E, const tl__val *sym, tl__pos at) {
       return s->var;
     }
   }
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   tl__symvar s = {sym, tl_ir_var_new(E->mod, sym->u.sym.name, sym->u.sym.dt), E->fn->in_params, at.line, at.col};
-  if (!s.var) return tl__eirfail(E), NULL;
-  if (tl__vec_push(syms, &s) != TL_OK) return tl__poom(E->p), NULL;
+  if (!s.var) return tl__elab_builder_failed(E), NULL;
+  if (tl__vec_push(syms, &s) != TL_OK) return tl__parse_oom(E->p), NULL;
   return s.var;
 }
 
@@ -52,9 +52,9 @@ bool tl__call_args(tl__elab *E, const tl__ast_expr *call, const char *fname, con
   uint32_t npos = call->u.call.nargs;
   if (npos > (uint32_t)nparams) {
     if (nreq == nparams)
-      tl__eerr(E, POS(call), "%s takes %d argument%s but %u were given", fname, nparams, nparams == 1 ? "" : "s", npos);
+      tl__elab_error(E, POS(call), "%s takes %d argument%s but %u were given", fname, nparams, nparams == 1 ? "" : "s", npos);
     else
-      tl__eerr(E, POS(call), "%s takes from %d to %d arguments but %u were given", fname, nreq, nparams, npos);
+      tl__elab_error(E, POS(call), "%s takes from %d to %d arguments but %u were given", fname, nreq, nparams, npos);
     return false;
   }
   for (uint32_t i = 0; i < npos; i++) out[i] = call->u.call.args[i];
@@ -65,18 +65,18 @@ bool tl__call_args(tl__elab *E, const tl__ast_expr *call, const char *fname, con
       if (strcmp(names[i], kw) == 0) slot = i;
     const tl__ast_expr *v = call->u.call.kwvals[k];
     if (slot < 0) {
-      tl__eerr(E, POS(v), "%s got an unexpected keyword argument '%s'", fname, kw);
+      tl__elab_error(E, POS(v), "%s got an unexpected keyword argument '%s'", fname, kw);
       return false;
     }
     if (out[slot]) {
-      tl__eerr(E, POS(v), "%s got multiple values for argument '%s'", fname, kw);
+      tl__elab_error(E, POS(v), "%s got multiple values for argument '%s'", fname, kw);
       return false;
     }
     out[slot] = v;
   }
   for (int i = 0; i < nreq; i++)
     if (!out[i]) {
-      tl__eerr(E, POS(call), "%s is missing its required argument '%s'", fname, names[i]);
+      tl__elab_error(E, POS(call), "%s is missing its required argument '%s'", fname, names[i]);
       return false;
     }
   return true;
@@ -87,32 +87,32 @@ static tl__val *misplaced(tl__elab *E, const tl__ast_expr *e, const tl__val *fn)
   const char *n = fn->u.bi.name;
   switch ((tl__builtin)fn->u.bi.id) {
     case BI_KERNEL:
-      tl__eerr(E, POS(e), "%s can only be used in a with statement: with %s(...) as bx:", n, n);
+      tl__elab_error(E, POS(e), "%s can only be used in a with statement: with %s(...) as bx:", n, n);
       break;
     case BI_PARALLEL: case BI_SERIAL: case BI_PIPELINED: case BI_UNROLL: case BI_VECTORIZED: case BI_GRID: case BI_RANGE:
-      tl__eerr(E, POS(e), "%s can only be used as the iterable of a for loop", n);
+      tl__elab_error(E, POS(e), "%s can only be used as the iterable of a for loop", n);
       break;
     case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: case BI_ALLOC_VAR:
-      tl__eerr(E, POS(e), "%s must be assigned to a name: X = %s(...)", n, n);
+      tl__elab_error(E, POS(e), "%s must be assigned to a name: X = %s(...)", n, n);
       break;
     case BI_COPY: case BI_FILL: case BI_CLEAR: case BI_GEMM: case BI_REDUCE: case BI_ATOMIC_ADD: case BI_CUMSUM:
     case BI_SYNC_THREADS:
-      tl__eerr(E, POS(e), "%s is a statement; it has no value", n);
+      tl__elab_error(E, POS(e), "%s is a statement; it has no value", n);
       break;
     case BI_TENSOR: case BI_BUFFER:
-      tl__eerr(E, POS(e), "%s is only allowed as an annotation (a parameter's type)", n);
+      tl__elab_error(E, POS(e), "%s is only allowed as an annotation (a parameter's type)", n);
       break;
     case BI_CONST:
-      tl__eerr(E, POS(e), "%s can only be used at the top of a @tilelang.jit function: M, N = %s(\"M, N\")", n, n);
+      tl__elab_error(E, POS(e), "%s can only be used at the top of a @tilelang.jit function: M, N = %s(\"M, N\")", n, n);
       break;
     case BI_EMPTY:
-      tl__eerr(E, POS(e), "%s can only be used at the top of a @tilelang.jit function: C = %s(shape, dtype)", n, n);
+      tl__elab_error(E, POS(e), "%s can only be used at the top of a @tilelang.jit function: C = %s(shape, dtype)", n, n);
       break;
     case BI_PRIM_FUNC: case BI_JIT:
-      tl__eerr(E, POS(e), "%s is only allowed as a decorator", n);
+      tl__elab_error(E, POS(e), "%s is only allowed as a decorator", n);
       break;
     default:
-      tl__eerr(E, POS(e), "%s cannot be used here", n);
+      tl__elab_error(E, POS(e), "%s cannot be used here", n);
       break;
   }
   return NULL;
@@ -129,7 +129,7 @@ static tl__val *call_math(tl__elab *E, const tl__ast_expr *e, const tl__val *fn)
   tl_ir_op op = (tl_ir_op)fn->u.bi.op;
   uint32_t want = op == TL_OP_POW ? 2 : op == TL_OP_FMA ? 3 : 1;
   if (e->u.call.nkw || e->u.call.nargs != want) {
-    tl__eerr(E, POS(e), "%s takes %u argument%s", fn->u.bi.name, want, want == 1 ? "" : "s");
+    tl__elab_error(E, POS(e), "%s takes %u argument%s", fn->u.bi.name, want, want == 1 ? "" : "s");
     return NULL;
   }
   tl_ir_expr *args[3];
@@ -168,12 +168,12 @@ static tl__val *call_math(tl__elab *E, const tl__ast_expr *e, const tl__val *fn)
   tl_dtype rt = args[0]->dtype;
   char dt[32];
   if (!(tl_dtype_is_float(rt) || (allow_int && tl_dtype_is_int(rt)))) {
-    tl__eerr(E, POS(e), "%s needs a %s argument, got %s", fn->u.bi.name, allow_int ? "numeric" : "floating-point",
+    tl__elab_error(E, POS(e), "%s needs a %s argument, got %s", fn->u.bi.name, allow_int ? "numeric" : "floating-point",
              tl_dtype_name(rt, dt, sizeof dt));
     return NULL;
   }
-  tl__eloc(E, POS(e));
-  return tl__vexpr(E, tl_ir_call(E->mod, op, rt, want, args));
+  tl__elab_at(E, POS(e));
+  return tl__val_expr(E, tl_ir_call(E->mod, op, rt, want, args));
 }
 
 /* Two IR operands that meet in one type (Python numbers adopt the other's type). */
@@ -199,12 +199,12 @@ static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *f
   const char *n = fn->u.bi.name;
   uint32_t na = e->u.call.nargs;
   if (e->u.call.nkw) {
-    tl__eerr(E, POS(e), "%s() takes no keyword arguments here", n);
+    tl__elab_error(E, POS(e), "%s() takes no keyword arguments here", n);
     return NULL;
   }
   tl__val *args[8];
   if (na > 8) {
-    tl__eerr(E, POS(e), "too many arguments to %s()", n);
+    tl__elab_error(E, POS(e), "too many arguments to %s()", n);
     return NULL;
   }
   for (uint32_t i = 0; i < na; i++) {
@@ -213,8 +213,8 @@ static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *f
     if (!tl__val_is_py(args[i])) {
       const char *hint = fn->u.bi.id == BI_PY_MIN ? " (use T.min)" : fn->u.bi.id == BI_PY_MAX ? " (use T.max)"
                          : fn->u.bi.id == BI_PY_ABS ? " (use T.abs)" : fn->u.bi.id == BI_PY_FLOAT || fn->u.bi.id == BI_PY_INT ? " (use T.Cast)" : "";
-      tl__eerr(E, POS(e->u.call.args[i]), "%s() is evaluated at compile time and cannot take %s%s", n,
-               tl__vdesc(E, args[i]), hint);
+      tl__elab_error(E, POS(e->u.call.args[i]), "%s() is evaluated at compile time and cannot take %s%s", n,
+               tl__val_describe(E, args[i]), hint);
       return NULL;
     }
   }
@@ -227,7 +227,7 @@ static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *f
         cnt = args[0]->u.tup.n;
       }
       if (cnt == 0) {
-        tl__eerr(E, POS(e), "%s() needs at least one value", n);
+        tl__elab_error(E, POS(e), "%s() needs at least one value", n);
         return NULL;
       }
       const tl__val *best = items[0];
@@ -246,54 +246,54 @@ static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *f
     }
     case BI_PY_ABS:
       if (na != 1) break;
-      if (args[0]->kind == V_FLOAT) return tl__vfloat(E, fabs(args[0]->u.f));
+      if (args[0]->kind == V_FLOAT) return tl__val_float(E, fabs(args[0]->u.f));
       if (args[0]->kind == V_INT || args[0]->kind == V_BOOL) {
         int64_t x;
         tl__as_int(E, args[0], POS(e), "abs()", &x);
         if (x == INT64_MIN) break;
-        return tl__vint(E, x < 0 ? -x : x);
+        return tl__val_int(E, x < 0 ? -x : x);
       }
       break;
     case BI_PY_INT:
       if (na != 1) break;
-      if (args[0]->kind == V_INT || args[0]->kind == V_BOOL) return tl__vint(E, args[0]->kind == V_BOOL ? args[0]->u.b : args[0]->u.i);
+      if (args[0]->kind == V_INT || args[0]->kind == V_BOOL) return tl__val_int(E, args[0]->kind == V_BOOL ? args[0]->u.b : args[0]->u.i);
       if (args[0]->kind == V_FLOAT) {
         double f = args[0]->u.f;
         if (!(f > -9.2e18 && f < 9.2e18)) break;
-        return tl__vint(E, (int64_t)f);
+        return tl__val_int(E, (int64_t)f);
       }
       if (args[0]->kind == V_STR) {
         char *end;
         long long x = strtoll(args[0]->u.str.s, &end, 10);
-        if (end != args[0]->u.str.s && *end == '\0') return tl__vint(E, x);
+        if (end != args[0]->u.str.s && *end == '\0') return tl__val_int(E, x);
       }
       break;
     case BI_PY_FLOAT:
       if (na != 1) break;
       if (args[0]->kind == V_FLOAT) return args[0];
-      if (args[0]->kind == V_INT) return tl__vfloat(E, (double)args[0]->u.i);
-      if (args[0]->kind == V_BOOL) return tl__vfloat(E, args[0]->u.b);
+      if (args[0]->kind == V_INT) return tl__val_float(E, (double)args[0]->u.i);
+      if (args[0]->kind == V_BOOL) return tl__val_float(E, args[0]->u.b);
       if (args[0]->kind == V_STR) {
         const char *s = args[0]->u.str.s;
-        if (strcmp(s, "inf") == 0 || strcmp(s, "+inf") == 0) return tl__vfloat(E, INFINITY);
-        if (strcmp(s, "-inf") == 0) return tl__vfloat(E, -INFINITY);
-        if (strcmp(s, "nan") == 0) return tl__vfloat(E, NAN);
+        if (strcmp(s, "inf") == 0 || strcmp(s, "+inf") == 0) return tl__val_float(E, INFINITY);
+        if (strcmp(s, "-inf") == 0) return tl__val_float(E, -INFINITY);
+        if (strcmp(s, "nan") == 0) return tl__val_float(E, NAN);
         char *end;
         double x = strtod(s, &end);
-        if (end != s && *end == '\0') return tl__vfloat(E, x);
+        if (end != s && *end == '\0') return tl__val_float(E, x);
       }
       break;
     case BI_PY_BOOL:
       if (na != 1) break;
-      return tl__vbool(E, tl__py_truth(args[0]));
+      return tl__val_bool(E, tl__py_truth(args[0]));
     case BI_PY_LEN:
       if (na != 1) break;
-      if (args[0]->kind == V_TUPLE) return tl__vint(E, args[0]->u.tup.n);
-      if (args[0]->kind == V_STR) return tl__vint(E, (int64_t)args[0]->u.str.n);
+      if (args[0]->kind == V_TUPLE) return tl__val_int(E, args[0]->u.tup.n);
+      if (args[0]->kind == V_STR) return tl__val_int(E, (int64_t)args[0]->u.str.n);
       break;
     default: break;
   }
-  tl__eerr(E, POS(e), "unsupported arguments to %s()", n);
+  tl__elab_error(E, POS(e), "unsupported arguments to %s()", n);
   return NULL;
 }
 
@@ -302,25 +302,25 @@ static tl__val *call_dtype(tl__elab *E, const tl__ast_expr *e, tl_dtype dt) {
   char name[32];
   tl_dtype_name(dt, name, sizeof name);
   if (e->u.call.nkw || e->u.call.nargs != 1) {
-    tl__eerr(E, POS(e), "T.%s takes one argument", name);
+    tl__elab_error(E, POS(e), "T.%s takes one argument", name);
     return NULL;
   }
   tl__val *v = tl__eval(E, e->u.call.args[0]);
   if (!v) return NULL;
   tl__pos at = POS(e);
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   if (v->kind == V_FLOAT && !tl_dtype_is_float(dt)) {
-    tl__eerr(E, at, "T.%s needs an integer constant, got a float", name);
+    tl__elab_error(E, at, "T.%s needs an integer constant, got a float", name);
     return NULL;
   }
   if (v->kind == V_INT || v->kind == V_BOOL || v->kind == V_FLOAT) {
-    if (tl_dtype_is_bool(dt)) return tl__vexpr(E, tl_ir_bool(E->mod, tl__py_truth(v)));
-    return tl__vexpr(E, tl__to_ir(E, v, at, &dt));
+    if (tl_dtype_is_bool(dt)) return tl__val_expr(E, tl_ir_bool(E->mod, tl__py_truth(v)));
+    return tl__val_expr(E, tl__to_ir(E, v, at, &dt));
   }
   tl_ir_expr *x = tl__to_ir(E, v, at, NULL);
   if (!x) return NULL;
-  tl__eloc(E, at);
-  return tl__vexpr(E, tl_ir_cast(E->mod, dt, x));
+  tl__elab_at(E, at);
+  return tl__val_expr(E, tl_ir_cast(E->mod, dt, x));
 }
 
 static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *fn) {
@@ -336,11 +336,11 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
       tl_ir_expr *ex, *ey;
       if (!y || !two_operands(E, e, x, y, &ex, &ey)) return NULL;
       if (tl_dtype_is_bool(ex->dtype)) {
-        tl__eerr(E, at, "%s needs numeric arguments", n);
+        tl__elab_error(E, at, "%s needs numeric arguments", n);
         return NULL;
       }
-      tl__eloc(E, at);
-      return tl__vexpr(E, tl_ir_binary(E->mod, fn->u.bi.id == BI_MAX ? TL_BIN_MAX : TL_BIN_MIN, ex, ey));
+      tl__elab_at(E, at);
+      return tl__val_expr(E, tl_ir_binary(E->mod, fn->u.bi.id == BI_MAX ? TL_BIN_MAX : TL_BIN_MIN, ex, ey));
     }
     case BI_IF_THEN_ELSE: {
       static const char *const names[] = {"cond", "true_value", "false_value"};
@@ -351,8 +351,8 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
       tl__val *x = ec ? eval_arg(E, a[1]) : NULL, *y = x ? eval_arg(E, a[2]) : NULL;
       tl_ir_expr *ex, *ey;
       if (!y || !two_operands(E, e, x, y, &ex, &ey)) return NULL;
-      tl__eloc(E, at);
-      return tl__vexpr(E, tl_ir_select(E->mod, ec, ex, ey));
+      tl__elab_at(E, at);
+      return tl__val_expr(E, tl_ir_select(E->mod, ec, ex, ey));
     }
     case BI_CEILDIV: case BI_TRUNCDIV: {
       static const char *const names[] = {"a", "b"};
@@ -364,32 +364,32 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
         tl__as_int(E, x, at, n, &p);
         tl__as_int(E, y, at, n, &q);
         if (q == 0) {
-          tl__eerr(E, at, "division by zero in %s", n);
+          tl__elab_error(E, at, "division by zero in %s", n);
           return NULL;
         }
         if (p == INT64_MIN && q == -1) {
-          tl__eerr(E, at, "integer overflow in %s", n);
+          tl__elab_error(E, at, "integer overflow in %s", n);
           return NULL;
         }
-        if (fn->u.bi.id == BI_TRUNCDIV) return tl__vint(E, p / q);
+        if (fn->u.bi.id == BI_TRUNCDIV) return tl__val_int(E, p / q);
         int64_t d = p / q;
         if ((p % q != 0) && ((p < 0) == (q < 0))) d += 1;
-        return tl__vint(E, d);
+        return tl__val_int(E, d);
       }
       if (fn->u.bi.id == BI_TRUNCDIV) {
         tl_ir_expr *ex, *ey;
         if (!two_operands(E, e, x, y, &ex, &ey)) return NULL;
         if (!tl_dtype_is_int(ex->dtype)) {
-          tl__eerr(E, at, "%s needs integer arguments", n);
+          tl__elab_error(E, at, "%s needs integer arguments", n);
           return NULL;
         }
-        tl__eloc(E, at);
-        return tl__vexpr(E, tl_ir_binary(E->mod, TL_BIN_DIV, ex, ey));
+        tl__elab_at(E, at);
+        return tl__val_expr(E, tl_ir_binary(E->mod, TL_BIN_DIV, ex, ey));
       }
       tl_ir_expr *args[2] = {tl__to_index(E, x, POS(a[0]), "an argument of T.ceildiv"), NULL};
       if (!args[0] || !(args[1] = tl__to_index(E, y, POS(a[1]), "an argument of T.ceildiv"))) return NULL;
-      tl__eloc(E, at);
-      return tl__vexpr(E, tl_ir_call(E->mod, TL_OP_CEILDIV, TL_DT_INT32, 2, args));
+      tl__elab_at(E, at);
+      return tl__val_expr(E, tl_ir_call(E->mod, TL_OP_CEILDIV, TL_DT_INT32, 2, args));
     }
     case BI_CAST_DT_X: case BI_CAST_X_DT: {
       static const char *const names_dx[] = {"dtype", "value"};
@@ -404,8 +404,8 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
       if (!x) return NULL;
       tl_ir_expr *ex = tl__to_ir(E, x, POS(x_ast), NULL);
       if (!ex) return NULL;
-      tl__eloc(E, at);
-      return tl__vexpr(E, tl_ir_cast(E->mod, dt, ex));
+      tl__elab_at(E, at);
+      return tl__val_expr(E, tl_ir_cast(E->mod, dt, ex));
     }
     case BI_INFINITY: {
       static const char *const names[] = {"dtype"};
@@ -415,11 +415,11 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
       if (!dv || !tl__as_dtype(E, dv, POS(a[0]), &dt)) return NULL;
       if (!tl_dtype_is_float(dt)) {
         char b[32];
-        tl__eerr(E, POS(a[0]), "%s needs a floating-point dtype, got %s", n, tl_dtype_name(dt, b, sizeof b));
+        tl__elab_error(E, POS(a[0]), "%s needs a floating-point dtype, got %s", n, tl_dtype_name(dt, b, sizeof b));
         return NULL;
       }
-      tl__eloc(E, at);
-      return tl__vexpr(E, tl_ir_float(E->mod, dt, INFINITY));
+      tl__elab_at(E, at);
+      return tl__val_expr(E, tl_ir_float(E->mod, dt, INFINITY));
     }
     case BI_SYMBOLIC: {
       static const char *const names[] = {"name", "dtype"};
@@ -427,7 +427,7 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
       tl__val *nm = eval_arg(E, a[0]);
       if (!nm) return NULL;
       if (nm->kind != V_STR || nm->u.str.n == 0 || strlen(nm->u.str.s) != nm->u.str.n) {
-        tl__eerr(E, POS(a[0]), "%s needs the dimension's name as a string", n);
+        tl__elab_error(E, POS(a[0]), "%s needs the dimension's name as a string", n);
         return NULL;
       }
       tl_dtype dt = TL_DT_INT32;
@@ -435,22 +435,22 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
         tl__val *dv = eval_arg(E, a[1]);
         if (!dv || !tl__as_dtype(E, dv, POS(a[1]), &dt)) return NULL;
         if (!tl_dtype_eq(dt, TL_DT_INT32)) {
-          tl__eerr(E, POS(a[1]), "symbolic dimensions are int32");
+          tl__elab_error(E, POS(a[1]), "symbolic dimensions are int32");
           return NULL;
         }
       }
       if (!E->fn || E->fn->kind == FK_FACTORY) {
-        tl__val *v = tl__vnew(E, V_SYMBOLIC);
+        tl__val *v = tl__val_new(E, V_SYMBOLIC);
         if (!v) return NULL;
         v->u.sym.name = nm->u.str.s;
         v->u.sym.dt = dt;
         return v;
       }
-      tl__eloc(E, at);
+      tl__elab_at(E, at);
       tl__symvar s = {NULL, tl_ir_var_new(E->mod, nm->u.str.s, dt), E->fn->in_params, at.line, at.col};
-      if (!s.var) return tl__eirfail(E), NULL;
-      if (tl__vec_push(&E->fn->syms, &s) != TL_OK) return tl__poom(E->p), NULL;
-      tl__val *v = tl__vnew(E, V_VAR);
+      if (!s.var) return tl__elab_builder_failed(E), NULL;
+      if (tl__vec_push(&E->fn->syms, &s) != TL_OK) return tl__parse_oom(E->p), NULL;
+      tl__val *v = tl__val_new(E, V_VAR);
       if (v) v->u.var = s.var;
       return v;
     }
@@ -464,11 +464,11 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
 static tl__val *eval_call(tl__elab *E, const tl__ast_expr *e) {
   tl__val *fn = tl__eval(E, e->u.call.fn);
   if (!fn) return NULL;
-  switch ((tl__vkind)fn->kind) {
+  switch ((tl__val_kind)fn->kind) {
     case V_DTYPE: return call_dtype(E, e, fn->u.dt);
     case V_BUILTIN: return call_builtin(E, e, fn);
-    case V_OPAQUE: tl__eerr(E, POS(e), "%s cannot be used in a kernel", fn->u.opaque); return NULL;
-    default: tl__eerr(E, POS(e), "%s is not callable", tl__vdesc(E, fn)); return NULL;
+    case V_OPAQUE: tl__elab_error(E, POS(e), "%s cannot be used in a kernel", fn->u.opaque); return NULL;
+    default: tl__elab_error(E, POS(e), "%s is not callable", tl__val_describe(E, fn)); return NULL;
   }
 }
 
@@ -477,12 +477,12 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
   if (!obj) return NULL;
   const char *name = e->u.attr.name;
   tl__pos at = POS(e);
-  switch ((tl__vkind)obj->kind) {
+  switch ((tl__val_kind)obj->kind) {
     case V_MODULE:
       if (obj->u.mod.kind == MOD_LANG) {
         const tl__builtin_info *bi = tl__builtin_lang(name);
         if (bi) {
-          tl__val *v = tl__vnew(E, V_BUILTIN);
+          tl__val *v = tl__val_new(E, V_BUILTIN);
           if (v) {
             v->u.bi.id = bi->id;
             v->u.bi.op = bi->op;
@@ -492,16 +492,16 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
         }
         tl_dtype dt;
         if (tl__dtype_from_name(name, &dt)) {
-          tl__val *v = tl__vnew(E, V_DTYPE);
+          tl__val *v = tl__val_new(E, V_DTYPE);
           if (v) v->u.dt = dt;
           return v;
         }
-        tl__eerr(E, at, "%s is not supported", dotted(E, e));
+        tl__elab_error(E, at, "%s is not supported", dotted(E, e));
         return NULL;
       }
       if (obj->u.mod.kind == MOD_TILELANG) {
         if (strcmp(name, "language") == 0) {
-          tl__val *v = tl__vnew(E, V_MODULE);
+          tl__val *v = tl__val_new(E, V_MODULE);
           if (v) {
             v->u.mod.kind = MOD_LANG;
             v->u.mod.name = dotted(E, e);
@@ -509,7 +509,7 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
           return v;
         }
         if (strcmp(name, "jit") == 0) {
-          tl__val *v = tl__vnew(E, V_BUILTIN);
+          tl__val *v = tl__val_new(E, V_BUILTIN);
           if (v) {
             v->u.bi.id = BI_JIT;
             v->u.bi.op = -1;
@@ -517,25 +517,25 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
           }
           return v;
         }
-        tl__eerr(E, at, "%s is not supported", dotted(E, e));
+        tl__elab_error(E, at, "%s is not supported", dotted(E, e));
         return NULL;
       }
       /* Other modules: their members are opaque. */
       /* fallthrough */
     case V_OPAQUE: {
-      tl__val *v = tl__vnew(E, V_OPAQUE);
+      tl__val *v = tl__val_new(E, V_OPAQUE);
       if (v) v->u.opaque = dotted(E, e);
       return v;
     }
     case V_BUFFER: {
       tl_ir_buffer *b = obj->u.buf;
       if (strcmp(name, "shape") == 0) {
-        tl__val *v = tl__vnew(E, V_TUPLE);
-        tl__val **items = v ? tl__palloc(E->p, sizeof *items * (b->ndim ? b->ndim : 1)) : NULL;
+        tl__val *v = tl__val_new(E, V_TUPLE);
+        tl__val **items = v ? tl__parse_alloc(E->p, sizeof *items * (b->ndim ? b->ndim : 1)) : NULL;
         if (!items) return NULL;
         for (uint32_t i = 0; i < b->ndim; i++) {
           tl_ir_expr *d = b->shape[i];
-          items[i] = d->kind == TL_EXPR_INT ? tl__vint(E, d->u.int_value) : tl__vexpr(E, d);
+          items[i] = d->kind == TL_EXPR_INT ? tl__val_int(E, d->u.int_value) : tl__val_expr(E, d);
           if (!items[i]) return NULL;
         }
         v->u.tup.n = b->ndim;
@@ -543,16 +543,16 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
         return v;
       }
       if (strcmp(name, "dtype") == 0) {
-        tl__val *v = tl__vnew(E, V_DTYPE);
+        tl__val *v = tl__val_new(E, V_DTYPE);
         if (v) v->u.dt = b->dtype;
         return v;
       }
-      if (strcmp(name, "ndim") == 0) return tl__vint(E, b->ndim);
-      tl__eerr(E, at, "buffer attribute '%s' is not supported (shape, dtype and ndim are)", name);
+      if (strcmp(name, "ndim") == 0) return tl__val_int(E, b->ndim);
+      tl__elab_error(E, at, "buffer attribute '%s' is not supported (shape, dtype and ndim are)", name);
       return NULL;
     }
     default:
-      tl__eerr(E, at, "%s has no attribute '%s' in the supported subset", tl__vdesc(E, obj), name);
+      tl__elab_error(E, at, "%s has no attribute '%s' in the supported subset", tl__val_describe(E, obj), name);
       return NULL;
   }
 }
@@ -568,27 +568,27 @@ static tl__val *subscript(tl__elab *E, const tl__ast_expr *e) {
     tl_ir_buffer *b = obj->u.buf;
     for (uint32_t i = 0; i < n; i++)
       if (items[i]->kind == AE_SLICE) {
-        tl__eerr(E, POS(items[i]), "a buffer slice (%s[a:b]) is only allowed as an argument of a tile operation such as T.copy",
+        tl__elab_error(E, POS(items[i]), "a buffer slice (%s[a:b]) is only allowed as an argument of a tile operation such as T.copy",
                  b->name);
         return NULL;
       }
     if (n != b->ndim) {
-      tl__eerr(E, POS(e), "buffer '%s' has %u dimension%s but %u ind%s given", b->name, b->ndim, b->ndim == 1 ? "" : "s", n,
+      tl__elab_error(E, POS(e), "buffer '%s' has %u dimension%s but %u ind%s given", b->name, b->ndim, b->ndim == 1 ? "" : "s", n,
                n == 1 ? "ex was" : "ices were");
       return NULL;
     }
-    tl_ir_expr **ix = tl__palloc(E->p, sizeof *ix * n);
+    tl_ir_expr **ix = tl__parse_alloc(E->p, sizeof *ix * n);
     if (!ix) return NULL;
     for (uint32_t i = 0; i < n; i++) {
       tl__val *v = tl__eval(E, items[i]);
       if (!v || !(ix[i] = tl__to_index(E, v, POS(items[i]), "a buffer index"))) return NULL;
     }
-    tl__eloc(E, POS(e));
-    return tl__vexpr(E, tl_ir_load(E->mod, b, n, ix));
+    tl__elab_at(E, POS(e));
+    return tl__val_expr(E, tl_ir_load(E->mod, b, n, ix));
   }
   if (obj->kind == V_TUPLE) {
     if (n != 1 || items[0]->kind == AE_SLICE) {
-      tl__eerr(E, POS(idx), "a tuple takes one integer index");
+      tl__elab_error(E, POS(idx), "a tuple takes one integer index");
       return NULL;
     }
     tl__val *v = tl__eval(E, items[0]);
@@ -597,20 +597,20 @@ static tl__val *subscript(tl__elab *E, const tl__ast_expr *e) {
     int64_t len = obj->u.tup.n;
     if (k < 0) k += len;
     if (k < 0 || k >= len) {
-      tl__eerr(E, POS(items[0]), "tuple index out of range");
+      tl__elab_error(E, POS(items[0]), "tuple index out of range");
       return NULL;
     }
     return obj->u.tup.items[k];
   }
   if (obj->kind == V_VARSLOT) {
-    tl__eerr(E, POS(e), "'%s' is a T.alloc_var scalar: use it without an index", obj->u.buf->name);
+    tl__elab_error(E, POS(e), "'%s' is a T.alloc_var scalar: use it without an index", obj->u.buf->name);
     return NULL;
   }
   if (obj->kind == V_BUILTIN && (obj->u.bi.id == BI_TENSOR || obj->u.bi.id == BI_BUFFER)) {
-    tl__eerr(E, POS(e), "%s is only allowed as an annotation (a parameter's type)", obj->u.bi.name);
+    tl__elab_error(E, POS(e), "%s is only allowed as an annotation (a parameter's type)", obj->u.bi.name);
     return NULL;
   }
-  tl__eerr(E, POS(e), "%s cannot be indexed", tl__vdesc(E, obj));
+  tl__elab_error(E, POS(e), "%s cannot be indexed", tl__val_describe(E, obj));
   return NULL;
 }
 
@@ -623,29 +623,29 @@ static tl__val *unary(tl__elab *E, const tl__ast_expr *e) {
   if (op == AOP_NOT) {
     tl_ir_expr *c = tl__to_cond(E, a, at);
     if (!c) return NULL;
-    tl__eloc(E, at);
-    return tl__vexpr(E, tl_ir_unary(E->mod, TL_UN_NOT, c));
+    tl__elab_at(E, at);
+    return tl__val_expr(E, tl_ir_unary(E->mod, TL_UN_NOT, c));
   }
   tl_ir_expr *x = tl__to_ir(E, a, at, NULL);
   if (!x) return NULL;
   char dt[32];
   if (tl_dtype_is_bool(x->dtype) || x->dtype.code == TL_DTYPE_HANDLE) {
-    tl__eerr(E, at, "unary '%s' on a %s value is not supported", tl__ast_op_str(op), tl_dtype_name(x->dtype, dt, sizeof dt));
+    tl__elab_error(E, at, "unary '%s' on a %s value is not supported", tl__ast_op_str(op), tl_dtype_name(x->dtype, dt, sizeof dt));
     return NULL;
   }
-  if (op == AOP_POS) return tl__vexpr(E, x);
-  tl__eloc(E, at);
+  if (op == AOP_POS) return tl__val_expr(E, x);
+  tl__elab_at(E, at);
   if (op == AOP_INVERT) {
     if (!tl_dtype_is_int(x->dtype)) {
-      tl__eerr(E, at, "'~' needs an integer operand, got %s", tl_dtype_name(x->dtype, dt, sizeof dt));
+      tl__elab_error(E, at, "'~' needs an integer operand, got %s", tl_dtype_name(x->dtype, dt, sizeof dt));
       return NULL;
     }
-    return tl__vexpr(E, tl_ir_unary(E->mod, TL_UN_BITNOT, x));
+    return tl__val_expr(E, tl_ir_unary(E->mod, TL_UN_BITNOT, x));
   }
   /* -T.infinity(dt) is the constant -inf. */
   if (x->kind == TL_EXPR_FLOAT && isinf(x->u.float_value) && x->u.float_value > 0)
-    return tl__vexpr(E, tl_ir_float(E->mod, x->dtype, -INFINITY));
-  return tl__vexpr(E, tl_ir_unary(E->mod, TL_UN_NEG, x));
+    return tl__val_expr(E, tl_ir_float(E->mod, x->dtype, -INFINITY));
+  return tl__val_expr(E, tl_ir_unary(E->mod, TL_UN_NEG, x));
 }
 
 static tl__val *boolop(tl__elab *E, const tl__ast_expr *e) {
@@ -661,14 +661,14 @@ static tl__val *boolop(tl__elab *E, const tl__ast_expr *e) {
   if (!b) return NULL;
   if (tl__val_is_py(b)) {
     /* x and True == x; x and False == False (x has no side effects). */
-    if (tl__py_truth(b) == is_and) return tl__vexpr(E, tl__to_cond(E, a, POS(e->u.bin.a)));
-    return tl__vbool(E, !is_and);
+    if (tl__py_truth(b) == is_and) return tl__val_expr(E, tl__to_cond(E, a, POS(e->u.bin.a)));
+    return tl__val_bool(E, !is_and);
   }
   tl_ir_expr *ca = tl__to_cond(E, a, POS(e->u.bin.a));
   tl_ir_expr *cb = ca ? tl__to_cond(E, b, POS(e->u.bin.b)) : NULL;
   if (!cb) return NULL;
-  tl__eloc(E, POS(e));
-  return tl__vexpr(E, tl_ir_binary(E->mod, is_and ? TL_BIN_AND : TL_BIN_OR, ca, cb));
+  tl__elab_at(E, POS(e));
+  return tl__val_expr(E, tl_ir_binary(E->mod, is_and ? TL_BIN_AND : TL_BIN_OR, ca, cb));
 }
 
 /* a < b < c is (a < b) and (b < c), with b evaluated once. */
@@ -689,8 +689,8 @@ static tl__val *compare(tl__elab *E, const tl__ast_expr *e) {
     } else if (tl__val_is_py(r)) {
       if (!tl__py_truth(r)) return r;
     } else {
-      tl__eloc(E, POS(e));
-      acc = tl__vexpr(E, tl_ir_binary(E->mod, TL_BIN_AND, acc->u.e, r->u.e));
+      tl__elab_at(E, POS(e));
+      acc = tl__val_expr(E, tl_ir_binary(E->mod, TL_BIN_AND, acc->u.e, r->u.e));
       if (!acc) return NULL;
     }
     if (tl__val_is_py(acc) && !tl__py_truth(acc)) return acc;
@@ -707,8 +707,8 @@ static tl__val *ifexp(tl__elab *E, const tl__ast_expr *e) {
   tl__val *x = ec ? tl__eval(E, e->u.ifexp.t) : NULL, *y = x ? tl__eval(E, e->u.ifexp.f) : NULL;
   tl_ir_expr *ex, *ey;
   if (!y || !two_operands(E, e, x, y, &ex, &ey)) return NULL;
-  tl__eloc(E, POS(e));
-  return tl__vexpr(E, tl_ir_select(E->mod, ec, ex, ey));
+  tl__elab_at(E, POS(e));
+  return tl__val_expr(E, tl_ir_select(E->mod, ec, ex, ey));
 }
 
 static tl__val *name(tl__elab *E, const tl__ast_expr *e) {
@@ -716,7 +716,7 @@ static tl__val *name(tl__elab *E, const tl__ast_expr *e) {
   if (b) return b->v;
   const tl__builtin_info *bi = tl__builtin_python(e->u.name);
   if (bi) {
-    tl__val *v = tl__vnew(E, V_BUILTIN);
+    tl__val *v = tl__val_new(E, V_BUILTIN);
     if (v) {
       v->u.bi.id = bi->id;
       v->u.bi.op = bi->op;
@@ -724,7 +724,7 @@ static tl__val *name(tl__elab *E, const tl__ast_expr *e) {
     }
     return v;
   }
-  tl__eerr(E, POS(e), "name '%s' is not defined", e->u.name);
+  tl__elab_error(E, POS(e), "name '%s' is not defined", e->u.name);
   return NULL;
 }
 
@@ -732,16 +732,16 @@ tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e) {
   if (E->p->status != TL_OK) return NULL;
   tl__val *v;
   switch ((tl__ast_ekind)e->kind) {
-    case AE_INT: return tl__vint(E, e->u.i);
-    case AE_FLOAT: return tl__vfloat(E, e->u.f);
-    case AE_BOOL: return tl__vbool(E, e->u.b);
-    case AE_NONE: return tl__vnew(E, V_NONE);
+    case AE_INT: return tl__val_int(E, e->u.i);
+    case AE_FLOAT: return tl__val_float(E, e->u.f);
+    case AE_BOOL: return tl__val_bool(E, e->u.b);
+    case AE_NONE: return tl__val_new(E, V_NONE);
     case AE_STR:
       if (e->u.str.f) {
-        tl__eerr(E, POS(e), "f-strings are not supported");
+        tl__elab_error(E, POS(e), "f-strings are not supported");
         return NULL;
       }
-      v = tl__vnew(E, V_STR);
+      v = tl__val_new(E, V_STR);
       if (v) {
         v->u.str.s = e->u.str.s;
         v->u.str.n = e->u.str.n;
@@ -752,20 +752,20 @@ tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e) {
     case AE_CALL: return eval_call(E, e);
     case AE_SUBSCRIPT: return subscript(E, e);
     case AE_SLICE:
-      tl__eerr(E, POS(e), "a slice is only allowed in a buffer region of a tile operation");
+      tl__elab_error(E, POS(e), "a slice is only allowed in a buffer region of a tile operation");
       return NULL;
     case AE_TUPLE: case AE_LIST: {
-      v = tl__vnew(E, V_TUPLE);
+      v = tl__val_new(E, V_TUPLE);
       if (!v) return NULL;
       v->u.tup.n = e->u.seq.n;
-      v->u.tup.items = e->u.seq.n ? tl__palloc(E->p, sizeof *v->u.tup.items * e->u.seq.n) : NULL;
+      v->u.tup.items = e->u.seq.n ? tl__parse_alloc(E->p, sizeof *v->u.tup.items * e->u.seq.n) : NULL;
       if (e->u.seq.n && !v->u.tup.items) return NULL;
       for (uint32_t i = 0; i < e->u.seq.n; i++)
         if (!(v->u.tup.items[i] = tl__eval(E, e->u.seq.items[i]))) return NULL;
       return v;
     }
     case AE_DICT:
-      tl__eerr(E, POS(e), "dictionaries are not supported here");
+      tl__elab_error(E, POS(e), "dictionaries are not supported here");
       return NULL;
     case AE_BINOP: {
       tl__val *a = tl__eval(E, e->u.bin.a);
@@ -777,6 +777,6 @@ tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e) {
     case AE_COMPARE: return compare(E, e);
     case AE_IFEXP: return ifexp(E, e);
   }
-  tl__eerr(E, POS(e), "unsupported expression");
+  tl__elab_error(E, POS(e), "unsupported expression");
   return NULL;
 }

@@ -48,7 +48,7 @@ bool tl__annotation(tl__elab *E, const tl__ast_expr *ann, const char *name, tl__
         shape_ast = idx->u.seq.items[0];
         dtype_ast = idx->u.seq.items[1];
       } else {
-        tl__eerr(E, POS(ann), "write the tensor type as T.Tensor[shape, dtype]");
+        tl__elab_error(E, POS(ann), "write the tensor type as T.Tensor[shape, dtype]");
         return false;
       }
     }
@@ -64,21 +64,21 @@ bool tl__annotation(tl__elab *E, const tl__ast_expr *ann, const char *name, tl__
       tl__val *dv = tl__eval(E, dtype_ast);
       if (!dv || !tl__as_dtype(E, dv, POS(dtype_ast), &dt)) return false;
     }
-    tl__eloc(E, at);
+    tl__elab_at(E, at);
     *buf = tl_ir_buffer_new(E->mod, name, dt, ndim, shape, NULL, TL_SCOPE_GLOBAL);
-    if (!*buf) return tl__eirfail(E), false;
+    if (!*buf) return tl__elab_builder_failed(E), false;
     return true;
   }
   tl__val *v = tl__eval(E, ann);
   if (!v) return false;
   if (v->kind != V_DTYPE) {
-    tl__eerr(E, POS(ann), "parameter '%s' needs a type: T.Tensor(shape, dtype), T.Buffer(shape, dtype) or a scalar dtype "
+    tl__elab_error(E, POS(ann), "parameter '%s' needs a type: T.Tensor(shape, dtype), T.Buffer(shape, dtype) or a scalar dtype "
              "such as T.int32", name);
     return false;
   }
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   *var = tl_ir_var_new(E->mod, name, v->u.dt);
-  if (!*var) return tl__eirfail(E), false;
+  if (!*var) return tl__elab_builder_failed(E), false;
   return true;
 }
 
@@ -105,8 +105,8 @@ static void fstate_end(tl__elab *E, tl__fstate *fs, tl__fstate *prev) {
   E->fn = prev;
 }
 
-static tl__pfunc *pfunc_new(tl__elab *E, const tl__ast_stmt *def) {
-  tl__pfunc *pf = tl__palloc(E->p, sizeof *pf);
+static tl__prim_func_val *pfunc_new(tl__elab *E, const tl__ast_stmt *def) {
+  tl__prim_func_val *pf = tl__parse_alloc(E->p, sizeof *pf);
   if (!pf) return NULL;
   tl__vec_init(&pf->params, sizeof(tl__fparam));
   pf->line = def->line;
@@ -115,13 +115,13 @@ static tl__pfunc *pfunc_new(tl__elab *E, const tl__ast_stmt *def) {
 }
 
 /* pfunc params live in a tl__vec (heap); they are released by pfunc_free. */
-static void pfunc_free(tl__pfunc *pf) {
+static void pfunc_free(tl__prim_func_val *pf) {
   if (pf) tl__vec_free(&pf->params);
 }
 
-static bool add_param(tl__elab *E, tl__pfunc *pf, tl_ir_buffer *buf, tl_ir_var *var, bool is_output) {
+static bool add_param(tl__elab *E, tl__prim_func_val *pf, tl_ir_buffer *buf, tl_ir_var *var, bool is_output) {
   tl__fparam fp = {buf ? TL_PARAM_BUFFER : TL_PARAM_SCALAR, buf, var, is_output};
-  if (tl__vec_push(&pf->params, &fp) != TL_OK) return tl__poom(E->p), false;
+  if (tl__vec_push(&pf->params, &fp) != TL_OK) return tl__parse_oom(E->p), false;
   return true;
 }
 
@@ -131,7 +131,7 @@ static bool check_syms(tl__elab *E) {
   for (size_t i = 0; i < E->fn->syms.len; i++) {
     tl__symvar *s = tl__vec_at(&E->fn->syms, i);
     if (!s->in_shape) {
-      tl__eerr(E, (tl__pos){s->line, s->col},
+      tl__elab_error(E, (tl__pos){s->line, s->col},
                "symbolic dimension '%s' does not appear in any parameter's shape, so no argument defines it", s->var->name);
       return false;
     }
@@ -139,29 +139,29 @@ static bool check_syms(tl__elab *E) {
   return true;
 }
 
-tl__pfunc *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size_t outer_visible) {
+tl__prim_func_val *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size_t outer_visible) {
   tl__fstate fs, *prev = E->fn;
   fstate_begin(E, &fs, FK_PRIM_FUNC, outer_visible);
   E->fn = &fs;
-  tl__pfunc *pf = pfunc_new(E, def);
+  tl__prim_func_val *pf = pfunc_new(E, def);
   bool ok = pf != NULL;
   for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
     const tl__ast_param *p = &def->u.def.params[i];
     tl__pos at = {p->line, p->col};
     if (p->dflt) {
-      tl__eerr(E, POS(p->dflt), "parameters of a T.prim_func cannot have defaults (make the function a factory)");
+      tl__elab_error(E, POS(p->dflt), "parameters of a T.prim_func cannot have defaults (make the function a factory)");
       ok = false;
       break;
     }
     if (!p->ann) {
-      tl__eerr(E, at, "parameter '%s' needs a type: T.Tensor(shape, dtype) or a scalar dtype such as T.int32", p->name);
+      tl__elab_error(E, at, "parameter '%s' needs a type: T.Tensor(shape, dtype) or a scalar dtype such as T.int32", p->name);
       ok = false;
       break;
     }
     tl_ir_buffer *buf;
     tl_ir_var *var;
     if (!(ok = tl__annotation(E, p->ann, p->name, at, &buf, &var))) break;
-    tl__val *v = tl__vnew(E, buf ? V_BUFFER : V_VAR);
+    tl__val *v = tl__val_new(E, buf ? V_BUFFER : V_VAR);
     if (!v) {
       ok = false;
       break;
@@ -183,13 +183,13 @@ tl__pfunc *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size_t outer
 }
 
 /* Adds an elaborated function to the module under `name`. Consumes pf. */
-static bool install(tl__elab *E, const char *name, tl__pfunc *pf, tl__pos at) {
+static bool install(tl__elab *E, const char *name, tl__prim_func_val *pf, tl__pos at) {
   bool ok = false;
   if (tl_ir_module_find_func(E->mod, name)) {
-    tl__eerr(E, at, "function '%s' is defined twice", name);
+    tl__elab_error(E, at, "function '%s' is defined twice", name);
     goto done;
   }
-  tl__eloc(E, (tl__pos){pf->line, pf->col});
+  tl__elab_at(E, (tl__pos){pf->line, pf->col});
   tl_ir_func *f;
   tl_status st = tl_ir_func_new(E->mod, name, &f);
   if (st != TL_OK) {
@@ -217,12 +217,12 @@ done:
 /* A value given by the caller: a Python literal or a bare dtype name. */
 static tl__val *literal(tl__elab *E, const tl__ast_expr *e) {
   switch ((tl__ast_ekind)e->kind) {
-    case AE_INT: return tl__vint(E, e->u.i);
-    case AE_FLOAT: return tl__vfloat(E, e->u.f);
-    case AE_BOOL: return tl__vbool(E, e->u.b);
-    case AE_NONE: return tl__vnew(E, V_NONE);
+    case AE_INT: return tl__val_int(E, e->u.i);
+    case AE_FLOAT: return tl__val_float(E, e->u.f);
+    case AE_BOOL: return tl__val_bool(E, e->u.b);
+    case AE_NONE: return tl__val_new(E, V_NONE);
     case AE_STR: {
-      tl__val *v = tl__vnew(E, V_STR);
+      tl__val *v = tl__val_new(E, V_STR);
       char *s = v ? tl__pstrndup(E->p, e->u.str.s, e->u.str.n) : NULL;
       if (!s) return NULL;
       v->u.str.s = s;
@@ -232,7 +232,7 @@ static tl__val *literal(tl__elab *E, const tl__ast_expr *e) {
     case AE_NAME: {
       tl_dtype dt;
       if (!tl__dtype_from_name(e->u.name, &dt)) return NULL;
-      tl__val *v = tl__vnew(E, V_DTYPE);
+      tl__val *v = tl__val_new(E, V_DTYPE);
       if (v) v->u.dt = dt;
       return v;
     }
@@ -241,14 +241,14 @@ static tl__val *literal(tl__elab *E, const tl__ast_expr *e) {
       tl__val *a = literal(E, e->u.un.a);
       if (!a || (a->kind != V_INT && a->kind != V_FLOAT)) return NULL;
       if (e->op == AOP_POS) return a;
-      if (a->kind == V_FLOAT) return tl__vfloat(E, -a->u.f);
-      return a->u.i == INT64_MIN ? NULL : tl__vint(E, -a->u.i);
+      if (a->kind == V_FLOAT) return tl__val_float(E, -a->u.f);
+      return a->u.i == INT64_MIN ? NULL : tl__val_int(E, -a->u.i);
     }
     case AE_TUPLE: case AE_LIST: {
-      tl__val *v = tl__vnew(E, V_TUPLE);
+      tl__val *v = tl__val_new(E, V_TUPLE);
       if (!v) return NULL;
       v->u.tup.n = e->u.seq.n;
-      v->u.tup.items = e->u.seq.n ? tl__palloc(E->p, sizeof *v->u.tup.items * e->u.seq.n) : NULL;
+      v->u.tup.items = e->u.seq.n ? tl__parse_alloc(E->p, sizeof *v->u.tup.items * e->u.seq.n) : NULL;
       for (uint32_t i = 0; i < e->u.seq.n; i++)
         if (!v->u.tup.items || !(v->u.tup.items[i] = literal(E, e->u.seq.items[i]))) return NULL;
       return v;
@@ -267,8 +267,8 @@ static tl__val *bound_const(tl__elab *E, const char *name, bool *found) {
     *found = true;
     E->used_consts[i] = true;
     const char *text = b->value ? b->value : "";
-    tl__pctx sub;
-    tl__pctx_init(&sub, text, strlen(text), "<binding>");
+    tl__parse_ctx sub;
+    tl__parse_ctx_init(&sub, text, strlen(text), "<binding>");
     tl__vec toks = TL__VEC_INIT(tl__tok);
     tl__ast_expr *ast = NULL;
     tl__val *v = NULL;
@@ -276,10 +276,10 @@ static tl__val *bound_const(tl__elab *E, const char *name, bool *found) {
       v = literal(E, ast);
     tl_status sub_status = sub.status;
     tl__vec_free(&toks);
-    tl__pctx_free(&sub);
+    tl__parse_ctx_free(&sub);
     if (E->p->status != TL_OK) return NULL;
     if (sub_status == TL_ENOMEM) {
-      tl__poom(E->p);
+      tl__parse_oom(E->p);
       return NULL;
     }
     if (!v) {
@@ -302,7 +302,7 @@ static bool bind_const_param(tl__elab *E, const tl__ast_stmt *def, const tl__ast
   if (E->p->status != TL_OK) return false;
   if (!found) {
     if (!p->dflt) {
-      tl__eerr(E, (tl__pos){p->line, p->col},
+      tl__elab_error(E, (tl__pos){p->line, p->col},
                "%s '%s': parameter '%s' has no default and no value was given for it", what, def->u.def.name, p->name);
       return false;
     }
@@ -331,7 +331,7 @@ static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, 
     if (!v) return false;
     if (v->kind == V_BUILTIN && v->u.bi.id == BI_PRIM_FUNC) {
       if (x->kind == AE_CALL && (x->u.call.nargs || x->u.call.nkw)) {
-        tl__eerr(E, POS(x), "arguments of %s are not supported", v->u.bi.name);
+        tl__elab_error(E, POS(x), "arguments of %s are not supported", v->u.bi.name);
         return false;
       }
       d->prim_func = true;
@@ -340,7 +340,7 @@ static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, 
       d->at = x;
       if (x->kind == AE_CALL) {
         if (x->u.call.nargs) {
-          tl__eerr(E, POS(x->u.call.args[0]), "%s takes only keyword arguments here", v->u.bi.name);
+          tl__elab_error(E, POS(x->u.call.args[0]), "%s takes only keyword arguments here", v->u.bi.name);
           return false;
         }
         /* Compile options (target, pass_configs, ...) are given to tlc separately;
@@ -351,9 +351,9 @@ static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, 
     } else if (v->kind == V_OPAQUE || v->kind == V_MODULE) {
       *foreign = true;
       d->at = x;
-      d->foreign = tl__vdesc(E, v);
+      d->foreign = tl__val_describe(E, v);
     } else {
-      tl__eerr(E, POS(x), "decorator %s is not supported (only @T.prim_func and @tilelang.jit)", tl__vdesc(E, v));
+      tl__elab_error(E, POS(x), "decorator %s is not supported (only @T.prim_func and @tilelang.jit)", tl__val_describe(E, v));
       return false;
     }
   }
@@ -374,7 +374,7 @@ static bool is_prim_func_def(tl__elab *E, const tl__ast_stmt *s) {
 }
 
 /* Marks parameters listed by out_idx (an int or a list; negative from the end). */
-static bool apply_out_idx(tl__elab *E, tl__pfunc *pf, const tl__ast_expr *out_idx) {
+static bool apply_out_idx(tl__elab *E, tl__prim_func_val *pf, const tl__ast_expr *out_idx) {
   if (!out_idx) return true;
   tl__val *v = tl__eval(E, out_idx);
   if (!v) return false;
@@ -387,12 +387,12 @@ static bool apply_out_idx(tl__elab *E, tl__pfunc *pf, const tl__ast_expr *out_id
     int64_t np = (int64_t)pf->params.len;
     int64_t j = k < 0 ? k + np : k;
     if (j < 0 || j >= np) {
-      tl__eerr(E, POS(out_idx), "out_idx %lld is out of range for %lld parameters", (long long)k, (long long)np);
+      tl__elab_error(E, POS(out_idx), "out_idx %lld is out of range for %lld parameters", (long long)k, (long long)np);
       return false;
     }
     tl__fparam *fp = tl__vec_at(&pf->params, (size_t)j);
     if (fp->kind != TL_PARAM_BUFFER) {
-      tl__eerr(E, POS(out_idx), "out_idx %lld names a scalar parameter; outputs must be tensors", (long long)k);
+      tl__elab_error(E, POS(out_idx), "out_idx %lld names a scalar parameter; outputs must be tensors", (long long)k);
       return false;
     }
     fp->is_output = true;
@@ -403,13 +403,13 @@ static bool apply_out_idx(tl__elab *E, tl__pfunc *pf, const tl__ast_expr *out_id
 /* ------------------------------------------------------------------ factories */
 
 /* Statements of a factory's body run at compile time. */
-static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **result, const tl__ast_stmt **ret_at);
+static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val **result, const tl__ast_stmt **ret_at);
 
 static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
   if (t->kind == AE_NAME) {
     if (!tl__val_is_py(v) && v->kind != V_SYMBOLIC && v->kind != V_BUILTIN && v->kind != V_MODULE) {
-      tl__eerr(E, POS(t), "a factory can only assign compile-time values (numbers, strings, dtypes, tuples), not %s",
-               tl__vdesc(E, v));
+      tl__elab_error(E, POS(t), "a factory can only assign compile-time values (numbers, strings, dtypes, tuples), not %s",
+               tl__val_describe(E, v));
       return false;
     }
     return tl__bind(E, t->u.name, v, B_VALUE, t->line, t->col);
@@ -419,11 +419,11 @@ static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
       if (!factory_assign(E, t->u.seq.items[i], v->u.tup.items[i])) return false;
     return true;
   }
-  tl__eerr(E, POS(t), "cannot assign %s to this target in a factory", tl__vdesc(E, v));
+  tl__elab_error(E, POS(t), "cannot assign %s to this target in a factory", tl__val_describe(E, v));
   return false;
 }
 
-static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **result, const tl__ast_stmt **ret_at) {
+static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val **result, const tl__ast_stmt **ret_at) {
   for (uint32_t i = 0; i < b->n && !*ret_at; i++) {
     const tl__ast_stmt *s = b->stmts[i];
     switch ((tl__ast_skind)s->kind) {
@@ -453,7 +453,7 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **resul
         tl__val *c = tl__eval(E, s->u.if_.cond);
         if (!c) return false;
         if (!tl__val_is_py(c)) {
-          tl__eerr(E, POS(s->u.if_.cond), "a condition in a factory must be a compile-time value");
+          tl__elab_error(E, POS(s->u.if_.cond), "a condition in a factory must be a compile-time value");
           return false;
         }
         if (!factory_stmts(E, tl__py_truth(c) ? &s->u.if_.body : &s->u.if_.orelse, result, ret_at)) return false;
@@ -462,24 +462,24 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **resul
       case AS_DEF: {
         if (!is_prim_func_def(E, s)) {
           if (E->p->status == TL_OK)
-            tl__eerr(E, POS(s), "only a @T.prim_func can be defined inside a factory function");
+            tl__elab_error(E, POS(s), "only a @T.prim_func can be defined inside a factory function");
           return false;
         }
         deco_info d;
         bool foreign;
         if (!read_decorators(E, s, &d, &foreign)) return false;
         if (foreign) {
-          tl__eerr(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
+          tl__elab_error(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
                    d.foreign);
           return false;
         }
-        tl__pfunc *pf = tl__elab_prim_func(E, s, E->env.len);
+        tl__prim_func_val *pf = tl__elab_prim_func(E, s, E->env.len);
         if (!pf) return false;
         if (!apply_out_idx(E, pf, d.out_idx)) {
           pfunc_free(pf);
           return false;
         }
-        tl__val *v = tl__vnew(E, V_PRIMFUNC);
+        tl__val *v = tl__val_new(E, V_PRIMFUNC);
         if (!v) {
           pfunc_free(pf);
           return false;
@@ -497,7 +497,7 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **resul
         tl__val *v = tl__eval(E, s->u.ret.value);
         if (!v) return false;
         if (v->kind != V_PRIMFUNC) {
-          tl__eerr(E, POS(s->u.ret.value), "a factory must return its @T.prim_func, not %s", tl__vdesc(E, v));
+          tl__elab_error(E, POS(s->u.ret.value), "a factory must return its @T.prim_func, not %s", tl__val_describe(E, v));
           return false;
         }
         *result = v->u.pf;
@@ -505,14 +505,14 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__pfunc **resul
       }
       default: break;
     }
-    tl__eerr(E, POS(s), "a factory function may only assign compile-time values, define its @T.prim_func and return it");
+    tl__elab_error(E, POS(s), "a factory function may only assign compile-time values, define its @T.prim_func and return it");
     return false;
   }
   return true;
 }
 
 /* Frees the nested prim_funcs a factory made but did not return. */
-static void free_unreturned(tl__elab *E, size_t from, const tl__pfunc *keep) {
+static void free_unreturned(tl__elab *E, size_t from, const tl__prim_func_val *keep) {
   for (size_t i = from; i < E->env.len; i++) {
     tl__binding *b = tl__vec_at(&E->env, i);
     if (b->v->kind == V_PRIMFUNC && b->v->u.pf != keep) {
@@ -530,11 +530,11 @@ static bool elab_factory(tl__elab *E, const tl__ast_stmt *def, const deco_info *
   bool ok = true;
   for (uint32_t i = 0; ok && i < def->u.def.nparams; i++)
     ok = bind_const_param(E, def, &def->u.def.params[i], "factory");
-  tl__pfunc *pf = NULL;
+  tl__prim_func_val *pf = NULL;
   const tl__ast_stmt *ret_at = NULL;
   if (ok) ok = factory_stmts(E, &def->u.def.body, &pf, &ret_at);
   if (ok && !pf) {
-    tl__eerr(E, ret_at ? POS(ret_at) : POS(def), "factory '%s' does not return its @T.prim_func", def->u.def.name);
+    tl__elab_error(E, ret_at ? POS(ret_at) : POS(def), "factory '%s' does not return its @T.prim_func", def->u.def.name);
     ok = false;
   }
   free_unreturned(E, fs.env_start, ok ? pf : NULL);
@@ -565,7 +565,7 @@ static bool elab_jit(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
   tl__fstate fs, *prev = E->fn;
   fstate_begin(E, &fs, FK_JIT, E->env.len);
   E->fn = &fs;
-  tl__pfunc *pf = pfunc_new(E, def);
+  tl__prim_func_val *pf = pfunc_new(E, def);
   bool ok = pf != NULL;
   for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
     const tl__ast_param *p = &def->u.def.params[i];
@@ -580,7 +580,7 @@ static bool elab_jit(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
       if (sig_tensor) {
         tl_ir_var *var;
         if (!(ok = tl__annotation(E, p->ann, p->name, (tl__pos){p->line, p->col}, &jp.buf, &var))) break;
-        tl__val *v = tl__vnew(E, V_BUFFER);
+        tl__val *v = tl__val_new(E, V_BUFFER);
         if (!v) {
           ok = false;
           break;
@@ -589,7 +589,7 @@ static bool elab_jit(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
         if (!(ok = tl__bind(E, p->name, v, B_PARAM, p->line, p->col))) break;
       }
       if (tl__vec_push(&fs.tparams, &jp) != TL_OK) {
-        tl__poom(E->p);
+        tl__parse_oom(E->p);
         ok = false;
       }
       continue;
@@ -609,7 +609,7 @@ static bool elab_jit(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
     bool returned = false;
     for (size_t k = 0; k < fs.outputs.len; k++) returned |= TL__VEC_AT(&fs.outputs, tl_ir_buffer *, k) == b;
     if (!returned) {
-      tl__eerr(E, (tl__pos){b->span.line, b->span.col}, "'%s' is made by T.empty but not returned", b->name);
+      tl__elab_error(E, (tl__pos){b->span.line, b->span.col}, "'%s' is made by T.empty but not returned", b->name);
       ok = false;
     }
   }
@@ -618,7 +618,7 @@ static bool elab_jit(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
   if (ok) ok = check_syms(E);
   fstate_end(E, &fs, prev);
   if (ok && d->out_idx) {
-    tl__eerr(E, POS(d->out_idx), "out_idx is not used with T.empty outputs: return them instead");
+    tl__elab_error(E, POS(d->out_idx), "out_idx is not used with T.empty outputs: return them instead");
     ok = false;
   }
   if (!ok) {
@@ -640,7 +640,7 @@ static bool bind_module_name(tl__elab *E, const char *name, tl__val *v, const tl
 }
 
 static tl__val *module_val(tl__elab *E, tl__modkind kind, const char *name) {
-  tl__val *v = tl__vnew(E, V_MODULE);
+  tl__val *v = tl__val_new(E, V_MODULE);
   if (v) {
     v->u.mod.kind = (uint8_t)kind;
     v->u.mod.name = name;
@@ -651,8 +651,8 @@ static tl__val *module_val(tl__elab *E, tl__modkind kind, const char *name) {
 /* An opaque value described as `what` (copied). */
 static tl__val *opaque(tl__elab *E, const char *what) {
   char *d = tl__arena_strdup(&E->p->arena, what ? what : "?");
-  tl__val *v = d ? tl__vnew(E, V_OPAQUE) : NULL;
-  if (!d) tl__poom(E->p);
+  tl__val *v = d ? tl__val_new(E, V_OPAQUE) : NULL;
+  if (!d) tl__parse_oom(E->p);
   if (v) v->u.opaque = d;
   return v;
 }
@@ -660,7 +660,7 @@ static tl__val *opaque(tl__elab *E, const char *what) {
 static tl__val *opaquef2(tl__elab *E, const char *prefix, const char *a, const char *mid, const char *b) {
   char *s = tl__format("%s%s%s%s", prefix, a, mid, b);
   if (!s) {
-    tl__poom(E->p);
+    tl__parse_oom(E->p);
     return NULL;
   }
   tl__val *v = opaque(E, s);
@@ -700,7 +700,7 @@ static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
     if (strcmp(m, "tilelang") == 0 && strcmp(a->name, "language") == 0) {
       v = module_val(E, MOD_LANG, bind_as);
     } else if (strcmp(m, "tilelang") == 0 && strcmp(a->name, "jit") == 0) {
-      v = tl__vnew(E, V_BUILTIN);
+      v = tl__val_new(E, V_BUILTIN);
       if (v) {
         v->u.bi.id = BI_JIT;
         v->u.bi.op = -1;
@@ -710,14 +710,14 @@ static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
       const tl__builtin_info *bi = tl__builtin_lang(a->name);
       tl_dtype dt;
       if (bi) {
-        v = tl__vnew(E, V_BUILTIN);
+        v = tl__val_new(E, V_BUILTIN);
         if (v) {
           v->u.bi.id = bi->id;
           v->u.bi.op = bi->op;
           v->u.bi.name = bind_as;
         }
       } else if (tl__dtype_from_name(a->name, &dt)) {
-        v = tl__vnew(E, V_DTYPE);
+        v = tl__val_new(E, V_DTYPE);
         if (v) v->u.dt = dt;
       } else {
         v = opaquef2(E, "", m, ".", a->name);
@@ -734,7 +734,7 @@ static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
 static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
   const tl__ast_expr *t = s->u.assign.target;
   if (!s->u.assign.value) {
-    tl__eerr(E, POS(s), "a module-level annotation needs a value");
+    tl__elab_error(E, POS(s), "a module-level annotation needs a value");
     return false;
   }
   uint32_t n = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? t->u.seq.n : 1;
@@ -742,14 +742,14 @@ static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
                                          ? (const tl__ast_expr *const *)t->u.seq.items : &t;
   for (uint32_t i = 0; i < n; i++)
     if (names[i]->kind != AE_NAME) {
-      tl__eerr(E, POS(names[i]), "module-level constants must be assigned to names");
+      tl__elab_error(E, POS(names[i]), "module-level constants must be assigned to names");
       return false;
     }
   tl__val *v = tl__eval(E, s->u.assign.value);
   if (!v) return false;
   if (t->kind == AE_TUPLE || t->kind == AE_LIST) {
     if (v->kind != V_TUPLE || v->u.tup.n != n) {
-      tl__eerr(E, POS(t), "cannot unpack %s into %u names", tl__vdesc(E, v), n);
+      tl__elab_error(E, POS(t), "cannot unpack %s into %u names", tl__val_describe(E, v), n);
       return false;
     }
   }
@@ -780,7 +780,7 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
     case AS_ASSERT: return tl__elab_assert(E, s);
     case AS_EXPR:
       if (s->u.expr.e->kind == AE_STR) return true;
-      tl__eerr(E, POS(s), "top-level expressions are not supported: put script code under "
+      tl__elab_error(E, POS(s), "top-level expressions are not supported: put script code under "
                "`if __name__ == \"__main__\":` (which is skipped)");
       return false;
     case AS_DEF: {
@@ -789,25 +789,25 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
         return v && bind_module_name(E, s->u.def.name, v, s);
       }
       pending pd = {s, E->env.len};
-      if (tl__vec_push(pend, &pd) != TL_OK) return tl__poom(E->p), false;
+      if (tl__vec_push(pend, &pd) != TL_OK) return tl__parse_oom(E->p), false;
       tl__val *v = opaquef2(E, "kernel function '", s->u.def.name, "'", "");
       return v && bind_module_name(E, s->u.def.name, v, s);
     }
     case AS_IF:
-      tl__eerr(E, POS(s), "top-level 'if' statements are not supported (only `if __name__ == \"__main__\":`, which is "
+      tl__elab_error(E, POS(s), "top-level 'if' statements are not supported (only `if __name__ == \"__main__\":`, which is "
                "skipped)");
       return false;
     case AS_FOR:
-      tl__eerr(E, POS(s), "top-level loops are not supported");
+      tl__elab_error(E, POS(s), "top-level loops are not supported");
       return false;
     case AS_WITH:
-      tl__eerr(E, POS(s), "top-level 'with' statements are not supported");
+      tl__elab_error(E, POS(s), "top-level 'with' statements are not supported");
       return false;
     case AS_RETURN:
-      tl__eerr(E, POS(s), "'return' outside function");
+      tl__elab_error(E, POS(s), "'return' outside function");
       return false;
   }
-  tl__eerr(E, POS(s), "this statement is not supported at the top level");
+  tl__elab_error(E, POS(s), "this statement is not supported at the top level");
   return false;
 }
 
@@ -821,14 +821,14 @@ static bool elab_def(tl__elab *E, const pending *pd) {
   if (E->p->status != TL_OK) return false;
   if (foreign) {
     if (d.prim_func || d.jit || factory) {
-      tl__eerr(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
+      tl__elab_error(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
                d.foreign);
       return false;
     }
     return true; /* another library's decorated function: not ours */
   }
   if (d.prim_func) {
-    tl__pfunc *pf = tl__elab_prim_func(E, def, pd->visible);
+    tl__prim_func_val *pf = tl__elab_prim_func(E, def, pd->visible);
     if (!pf) return false;
     if (!apply_out_idx(E, pf, d.out_idx)) {
       pfunc_free(pf);
@@ -841,7 +841,7 @@ static bool elab_def(tl__elab *E, const pending *pd) {
   return true; /* a helper after all (its decorator line only mentioned prim_func) */
 }
 
-tl_status tl__elab_module(tl__pctx *p, const tl__ast_block *file, const tl_ir_parse_options *opts, tl_ir_module *mod) {
+tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_ir_parse_options *opts, tl_ir_module *mod) {
   tl__elab E = {0};
   E.p = p;
   E.mod = mod;
@@ -850,13 +850,13 @@ tl_status tl__elab_module(tl__pctx *p, const tl__ast_block *file, const tl_ir_pa
   tl__vec pend = TL__VEC_INIT(pending);
   E.file = tl_ir_module_intern(mod, p->file);
   if (!E.file) {
-    tl__poom(p);
+    tl__parse_oom(p);
     goto done;
   }
   if (opts && opts->nconsts) {
     E.used_consts = tl__calloc(opts->nconsts, sizeof(bool));
     if (!E.used_consts) {
-      tl__poom(p);
+      tl__parse_oom(p);
       goto done;
     }
   }

@@ -17,9 +17,9 @@ typedef struct item {
 static bool elab_stmts(tl__elab *E, const tl__ast_block *b, tl__vec *items);
 
 static bool emit(tl__elab *E, tl__vec *items, tl_ir_stmt *s, tl__pos at) {
-  if (!s) return tl__eirfail(E), false;
+  if (!s) return tl__elab_builder_failed(E), false;
   item it = {s, NULL, NULL, at};
-  if (tl__vec_push(items, &it) != TL_OK) return tl__poom(E->p), false;
+  if (tl__vec_push(items, &it) != TL_OK) return tl__parse_oom(E->p), false;
   return true;
 }
 
@@ -40,11 +40,11 @@ static tl_ir_stmt *build(tl__elab *E, tl__vec *items) {
       d[a] = d[b - 1];
       d[b - 1] = t;
     }
-    tl__eloc(E, it->at);
+    tl__elab_at(E, it->at);
     tl_ir_stmt *body = tl_ir_seq(E->mod, (uint32_t)tail.len, tail.data);
     tl_ir_stmt *let = body ? tl_ir_let(E->mod, it->var, it->val, body) : NULL;
     if (!let) {
-      tl__eirfail(E);
+      tl__elab_builder_failed(E);
       goto done;
     }
     tail.len = 0;
@@ -59,10 +59,10 @@ static tl_ir_stmt *build(tl__elab *E, tl__vec *items) {
     }
   }
   result = tl_ir_seq(E->mod, (uint32_t)tail.len, tail.data);
-  if (!result) tl__eirfail(E);
+  if (!result) tl__elab_builder_failed(E);
   goto done;
 oom:
-  tl__poom(E->p);
+  tl__parse_oom(E->p);
 done:
   tl__vec_free(&tail);
   return result;
@@ -82,7 +82,7 @@ static tl_ir_stmt *block_items(tl__elab *E, const tl__ast_block *b) {
 static bool open_scope(tl__elab *E, size_t *mark, tl__pos at) {
   *mark = E->env.len;
   if (++E->fn->depth > TL__PARSE_MAX_BLOCK_DEPTH + 4) {
-    tl__eerr(E, at, "too many nested blocks");
+    tl__elab_error(E, at, "too many nested blocks");
     return false;
   }
   return true;
@@ -104,7 +104,7 @@ tl_ir_stmt *tl__elab_block_here(tl__elab *E, const tl__ast_block *b) { return bl
 
 /* ------------------------------------------------------------------ assignment */
 
-static const char *bkind_name(tl__bkind k) {
+static const char *bkind_name(tl__binding_kind k) {
   switch (k) {
     case B_LOOP: return "loop variable";
     case B_BLOCK: return "block index";
@@ -132,12 +132,12 @@ static bool check_rebind(tl__elab *E, const char *name, tl__pos at) {
   tl__binding *b = own_binding(E, name);
   if (!b) return true;
   if (b->kind != B_VALUE && b->kind != B_LET) {
-    tl__eerr(E, at, "cannot assign to %s '%s' (defined at line %u)", bkind_name((tl__bkind)b->kind), name, b->line);
+    tl__elab_error(E, at, "cannot assign to %s '%s' (defined at line %u)", bkind_name((tl__binding_kind)b->kind), name, b->line);
     return false;
   }
   if (b->depth < E->fn->depth) {
     const char *where = E->fn->loops > b->loops ? "inside a loop" : "inside a nested block";
-    tl__eerr(E, at,
+    tl__elab_error(E, at,
              "cannot reassign '%s' %s: it was bound outside (line %u) and the new value would not survive the block; "
              "use a mutable variable: %s = T.alloc_var(dtype)",
              name, where, b->line, name);
@@ -149,7 +149,7 @@ static bool check_rebind(tl__elab *E, const char *name, tl__pos at) {
 static bool store(tl__elab *E, tl_ir_buffer *b, uint32_t n, tl_ir_expr **ix, tl__val *v, tl__pos at, tl__vec *items) {
   tl_ir_expr *val = tl__to_dtype(E, v, at, b->dtype);
   if (!val) return false;
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   return emit(E, items, tl_ir_store(E->mod, b, n, ix, val), at);
 }
 
@@ -160,22 +160,22 @@ static bool assign_name(tl__elab *E, const char *name, tl__val *v, tl__pos at, t
   if (v->kind == V_EXPR || v->kind == V_VAR || v->kind == V_VARSLOT || v->kind == V_SYMBOLIC) {
     tl_ir_expr *e = tl__to_ir(E, v, at, NULL);
     if (!e) return false;
-    tl__eloc(E, at);
+    tl__elab_at(E, at);
     if (++E->fn->lets > TL__PARSE_MAX_LETS) {
-      tl__eerr(E, at, "too many nested assignments (more than %d run-time values bound at once)", TL__PARSE_MAX_LETS);
+      tl__elab_error(E, at, "too many nested assignments (more than %d run-time values bound at once)", TL__PARSE_MAX_LETS);
       return false;
     }
     tl_ir_var *var = tl_ir_var_new(E->mod, name, e->dtype);
-    if (!var) return tl__eirfail(E), false;
+    if (!var) return tl__elab_builder_failed(E), false;
     item it = {NULL, var, e, at};
-    if (tl__vec_push(items, &it) != TL_OK) return tl__poom(E->p), false;
-    tl__val *ref = tl__vnew(E, V_VAR);
+    if (tl__vec_push(items, &it) != TL_OK) return tl__parse_oom(E->p), false;
+    tl__val *ref = tl__val_new(E, V_VAR);
     if (!ref) return false;
     ref->u.var = var;
     return tl__bind(E, name, ref, B_LET, at.line, at.col);
   }
   if (v->kind == V_OPAQUE || v->kind == V_MODULE || v->kind == V_PRIMFUNC) {
-    tl__eerr(E, at, "%s cannot be used in a kernel", tl__vdesc(E, v));
+    tl__elab_error(E, at, "%s cannot be used in a kernel", tl__val_describe(E, v));
     return false;
   }
   return tl__bind(E, name, v, B_VALUE, at.line, at.col);
@@ -187,9 +187,9 @@ static bool target_indices(tl__elab *E, const tl__ast_expr *t, tl_ir_buffer **bo
   if (!obj) return false;
   if (obj->kind != V_BUFFER) {
     if (obj->kind == V_VARSLOT)
-      tl__eerr(E, POS(t), "'%s' is a T.alloc_var scalar: assign it without an index", obj->u.buf->name);
+      tl__elab_error(E, POS(t), "'%s' is a T.alloc_var scalar: assign it without an index", obj->u.buf->name);
     else
-      tl__eerr(E, POS(t), "cannot assign to an element of %s", tl__vdesc(E, obj));
+      tl__elab_error(E, POS(t), "cannot assign to an element of %s", tl__val_describe(E, obj));
     return false;
   }
   tl_ir_buffer *b = obj->u.buf;
@@ -198,15 +198,15 @@ static bool target_indices(tl__elab *E, const tl__ast_expr *t, tl_ir_buffer **bo
   const tl__ast_expr *const *items = idx->kind == AE_TUPLE ? (const tl__ast_expr *const *)idx->u.seq.items : &idx;
   for (uint32_t i = 0; i < cnt; i++)
     if (items[i]->kind == AE_SLICE) {
-      tl__eerr(E, POS(items[i]), "assignment to a buffer slice is not supported (use T.copy or T.fill)");
+      tl__elab_error(E, POS(items[i]), "assignment to a buffer slice is not supported (use T.copy or T.fill)");
       return false;
     }
   if (cnt != b->ndim) {
-    tl__eerr(E, POS(t), "buffer '%s' has %u dimension%s but %u ind%s given", b->name, b->ndim, b->ndim == 1 ? "" : "s",
+    tl__elab_error(E, POS(t), "buffer '%s' has %u dimension%s but %u ind%s given", b->name, b->ndim, b->ndim == 1 ? "" : "s",
              cnt, cnt == 1 ? "ex was" : "ices were");
     return false;
   }
-  tl_ir_expr **x = tl__palloc(E->p, sizeof *x * cnt);
+  tl_ir_expr **x = tl__parse_alloc(E->p, sizeof *x * cnt);
   if (!x) return false;
   for (uint32_t i = 0; i < cnt; i++) {
     tl__val *v = tl__eval(E, items[i]);
@@ -223,7 +223,7 @@ static bool assign_to(tl__elab *E, const tl__ast_expr *t, tl__val *v, tl__vec *i
     case AE_NAME: return assign_name(E, t->u.name, v, POS(t), items);
     case AE_TUPLE: case AE_LIST:
       if (v->kind != V_TUPLE || v->u.tup.n != t->u.seq.n) {
-        tl__eerr(E, POS(t), "cannot unpack %s into %u names", tl__vdesc(E, v), t->u.seq.n);
+        tl__elab_error(E, POS(t), "cannot unpack %s into %u names", tl__val_describe(E, v), t->u.seq.n);
         return false;
       }
       for (uint32_t i = 0; i < t->u.seq.n; i++)
@@ -237,7 +237,7 @@ static bool assign_to(tl__elab *E, const tl__ast_expr *t, tl__val *v, tl__vec *i
       return store(E, b, n, ix, v, POS(t), items);
     }
     default:
-      tl__eerr(E, POS(t), "cannot assign to this target");
+      tl__elab_error(E, POS(t), "cannot assign to this target");
       return false;
   }
 }
@@ -261,11 +261,11 @@ static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr 
                          tl__vec *items) {
   const tl__ast_expr *t = s->u.assign.target;
   if (t->kind != AE_NAME) {
-    tl__eerr(E, POS(t), "%s must be assigned to a single name", bi->name);
+    tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi->name);
     return false;
   }
   if (!E->fn->in_kernel) {
-    tl__eerr(E, POS(call), "%s must be inside a T.Kernel block", bi->name);
+    tl__elab_error(E, POS(call), "%s must be inside a T.Kernel block", bi->name);
     return false;
   }
   const char *name = t->u.name;
@@ -278,15 +278,15 @@ static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr 
     if (!tl__call_args(E, call, bi->name, names, 2, 1, a)) return false;
     tl__val *dv = tl__eval(E, a[0]);
     if (!dv || !tl__as_dtype(E, dv, POS(a[0]), &dt)) return false;
-    tl__eloc(E, at);
+    tl__elab_at(E, at);
     tl_ir_buffer *b = tl_ir_buffer_new(E->mod, name, dt, 0, NULL, NULL, TL_SCOPE_LOCAL_VAR);
-    if (!b) return tl__eirfail(E), false;
+    if (!b) return tl__elab_builder_failed(E), false;
     if (!emit(E, items, tl_ir_alloc(E->mod, b), at)) return false;
     if (a[1] && a[1]->kind != AE_NONE) {
       tl__val *init = tl__eval(E, a[1]);
       if (!init || !store(E, b, 0, NULL, init, POS(a[1]), items)) return false;
     }
-    tl__val *v = tl__vnew(E, V_VARSLOT);
+    tl__val *v = tl__val_new(E, V_VARSLOT);
     if (!v) return false;
     v->u.buf = b;
     return tl__bind(E, name, v, B_VARSLOT, t->line, t->col);
@@ -306,16 +306,16 @@ static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr 
     tl__val *sc = tl__eval(E, a[2]);
     if (!sc) return false;
     if (sc->kind != V_STR || !(strcmp(sc->u.str.s, "shared") == 0 || strcmp(sc->u.str.s, "shared.dyn") == 0)) {
-      tl__eerr(E, POS(a[2]), "the scope of T.alloc_shared must be \"shared\" or \"shared.dyn\"");
+      tl__elab_error(E, POS(a[2]), "the scope of T.alloc_shared must be \"shared\" or \"shared.dyn\"");
       return false;
     }
     scope = strcmp(sc->u.str.s, "shared") == 0 ? TL_SCOPE_SHARED : TL_SCOPE_SHARED_DYN;
   }
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   tl_ir_buffer *b = tl_ir_buffer_new(E->mod, name, dt, ndim, shape, NULL, scope);
-  if (!b) return tl__eirfail(E), false;
+  if (!b) return tl__elab_builder_failed(E), false;
   if (!emit(E, items, tl_ir_alloc(E->mod, b), at)) return false;
-  tl__val *v = tl__vnew(E, V_BUFFER);
+  tl__val *v = tl__val_new(E, V_BUFFER);
   if (!v) return false;
   v->u.buf = b;
   return tl__bind(E, name, v, B_ALLOC, t->line, t->col);
@@ -328,7 +328,7 @@ static bool at_jit_top(tl__elab *E) { return E->fn->kind == FK_JIT && E->fn->dep
 /* M, N = T.const("M, N"): symbolic dimensions bound from the inputs' shapes. */
 static bool jit_const(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *call, const tl__builtin_info *bi) {
   if (!at_jit_top(E)) {
-    tl__eerr(E, POS(call), "%s can only be used at the top of a @tilelang.jit function", bi->name);
+    tl__elab_error(E, POS(call), "%s can only be used at the top of a @tilelang.jit function", bi->name);
     return false;
   }
   static const char *const names[] = {"names"};
@@ -337,7 +337,7 @@ static bool jit_const(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *ca
   tl__val *nv = tl__eval(E, a[0]);
   if (!nv) return false;
   if (nv->kind != V_STR) {
-    tl__eerr(E, POS(a[0]), "%s takes the names as one string: T.const(\"M, N\")", bi->name);
+    tl__elab_error(E, POS(a[0]), "%s takes the names as one string: T.const(\"M, N\")", bi->name);
     return false;
   }
   const tl__ast_expr *t = s->u.assign.target;
@@ -353,22 +353,22 @@ static bool jit_const(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *ca
     const char *q = p;
     while (q < end && *q != ',' && *q != ' ' && *q != '\t') q++;
     if (k >= nt) {
-      tl__eerr(E, POS(a[0]), "%s names more dimensions than the assignment binds", bi->name);
+      tl__elab_error(E, POS(a[0]), "%s names more dimensions than the assignment binds", bi->name);
       return false;
     }
     const tl__ast_expr *tk = targets[k];
     if (tk->kind != AE_NAME) {
-      tl__eerr(E, POS(tk), "%s must be assigned to names", bi->name);
+      tl__elab_error(E, POS(tk), "%s must be assigned to names", bi->name);
       return false;
     }
     char *nm = tl__pstrndup(E->p, p, (size_t)(q - p));
     if (!nm) return false;
     if (!check_rebind(E, tk->u.name, POS(tk))) return false;
-    tl__eloc(E, POS(tk));
+    tl__elab_at(E, POS(tk));
     tl__symvar sv = {NULL, tl_ir_var_new(E->mod, nm, TL_DT_INT32), false, tk->line, tk->col};
-    if (!sv.var) return tl__eirfail(E), false;
-    if (tl__vec_push(&E->fn->syms, &sv) != TL_OK) return tl__poom(E->p), false;
-    tl__val *v = tl__vnew(E, V_VAR);
+    if (!sv.var) return tl__elab_builder_failed(E), false;
+    if (tl__vec_push(&E->fn->syms, &sv) != TL_OK) return tl__parse_oom(E->p), false;
+    tl__val *v = tl__val_new(E, V_VAR);
     if (!v) return false;
     v->u.var = sv.var;
     if (!tl__bind(E, tk->u.name, v, B_SYM, tk->line, tk->col)) return false;
@@ -376,7 +376,7 @@ static bool jit_const(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *ca
     p = q;
   }
   if (k != nt) {
-    tl__eerr(E, POS(a[0]), "%s names %u dimension%s but the assignment binds %u", bi->name, k, k == 1 ? "" : "s", nt);
+    tl__elab_error(E, POS(a[0]), "%s names %u dimension%s but the assignment binds %u", bi->name, k, k == 1 ? "" : "s", nt);
     return false;
   }
   return true;
@@ -386,11 +386,11 @@ static bool jit_const(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *ca
 static bool jit_empty(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *call, const tl__builtin_info *bi) {
   const tl__ast_expr *t = s->u.assign.target;
   if (!at_jit_top(E)) {
-    tl__eerr(E, POS(call), "%s can only be used at the top of a @tilelang.jit function", bi->name);
+    tl__elab_error(E, POS(call), "%s can only be used at the top of a @tilelang.jit function", bi->name);
     return false;
   }
   if (t->kind != AE_NAME) {
-    tl__eerr(E, POS(t), "%s must be assigned to a single name", bi->name);
+    tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi->name);
     return false;
   }
   if (!check_rebind(E, t->u.name, POS(t))) return false;
@@ -409,11 +409,11 @@ static bool jit_empty(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *ca
     tl__val *dv = tl__eval(E, a[1]);
     if (!dv || !tl__as_dtype(E, dv, POS(a[1]), &dt)) return false;
   }
-  tl__eloc(E, POS(t));
+  tl__elab_at(E, POS(t));
   tl_ir_buffer *b = tl_ir_buffer_new(E->mod, t->u.name, dt, ndim, shape, NULL, TL_SCOPE_GLOBAL);
-  if (!b) return tl__eirfail(E), false;
-  if (tl__vec_push(&E->fn->empties, &b) != TL_OK) return tl__poom(E->p), false;
-  tl__val *v = tl__vnew(E, V_BUFFER);
+  if (!b) return tl__elab_builder_failed(E), false;
+  if (tl__vec_push(&E->fn->empties, &b) != TL_OK) return tl__parse_oom(E->p), false;
+  tl__val *v = tl__val_new(E, V_BUFFER);
   if (!v) return false;
   v->u.buf = b;
   return tl__bind(E, t->u.name, v, B_ALLOC, t->line, t->col);
@@ -430,24 +430,24 @@ static int jit_declare(tl__elab *E, const tl__ast_stmt *s) {
   }
   if (!jp) return 0;
   if (!at_jit_top(E)) {
-    tl__eerr(E, POS(s), "the annotation of tensor parameter '%s' must be at the top of the function", jp->name);
+    tl__elab_error(E, POS(s), "the annotation of tensor parameter '%s' must be at the top of the function", jp->name);
     return -1;
   }
   if (jp->buf) {
-    tl__eerr(E, POS(s), "tensor parameter '%s' is annotated twice", jp->name);
+    tl__elab_error(E, POS(s), "tensor parameter '%s' is annotated twice", jp->name);
     return -1;
   }
   if (s->u.assign.value) {
-    tl__eerr(E, POS(s), "a tensor parameter's annotation cannot assign a value");
+    tl__elab_error(E, POS(s), "a tensor parameter's annotation cannot assign a value");
     return -1;
   }
   tl_ir_var *var = NULL;
   if (!tl__annotation(E, s->u.assign.ann, jp->name, POS(s), &jp->buf, &var)) return -1;
   if (!jp->buf) {
-    tl__eerr(E, POS(s->u.assign.ann), "parameter '%s' of a @tilelang.jit function must be a T.Tensor", jp->name);
+    tl__elab_error(E, POS(s->u.assign.ann), "parameter '%s' of a @tilelang.jit function must be a T.Tensor", jp->name);
     return -1;
   }
-  tl__val *v = tl__vnew(E, V_BUFFER);
+  tl__val *v = tl__val_new(E, V_BUFFER);
   if (!v) return -1;
   v->u.buf = jp->buf;
   return tl__bind(E, jp->name, v, B_PARAM, s->line, s->col) ? 1 : -1;
@@ -455,11 +455,11 @@ static int jit_declare(tl__elab *E, const tl__ast_stmt *s) {
 
 static bool jit_return(tl__elab *E, const tl__ast_stmt *s, bool last) {
   if (E->fn->kind != FK_JIT) {
-    tl__eerr(E, POS(s), "'return' is not allowed in a T.prim_func (it returns nothing)");
+    tl__elab_error(E, POS(s), "'return' is not allowed in a T.prim_func (it returns nothing)");
     return false;
   }
   if (!at_jit_top(E) || !last) {
-    tl__eerr(E, POS(s), "'return' must be the last statement of a @tilelang.jit function");
+    tl__elab_error(E, POS(s), "'return' must be the last statement of a @tilelang.jit function");
     return false;
   }
   E->fn->returned = true;
@@ -475,14 +475,14 @@ static bool jit_return(tl__elab *E, const tl__ast_stmt *s, bool last) {
       ok |= TL__VEC_AT(&E->fn->empties, tl_ir_buffer *, k) == v->u.buf;
     for (size_t k = 0; ok && k < E->fn->outputs.len; k++)
       if (TL__VEC_AT(&E->fn->outputs, tl_ir_buffer *, k) == v->u.buf) {
-        tl__eerr(E, POS(items[i]), "'%s' is returned twice", v->u.buf->name);
+        tl__elab_error(E, POS(items[i]), "'%s' is returned twice", v->u.buf->name);
         return false;
       }
     if (!ok) {
-      tl__eerr(E, POS(items[i]), "a @tilelang.jit function returns tensors made by T.empty, not %s", tl__vdesc(E, v));
+      tl__elab_error(E, POS(items[i]), "a @tilelang.jit function returns tensors made by T.empty, not %s", tl__val_describe(E, v));
       return false;
     }
-    if (tl__vec_push(&E->fn->outputs, &v->u.buf) != TL_OK) return tl__poom(E->p), false;
+    if (tl__vec_push(&E->fn->outputs, &v->u.buf) != TL_OK) return tl__parse_oom(E->p), false;
   }
   return true;
 }
@@ -494,7 +494,7 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   tl__builtin_info bi = {0};
   if (callee(E, it, &bi) == BI_NONE) {
     if (E->p->status == TL_OK)
-      tl__eerr(E, POS(it), "a for loop must iterate over T.Parallel, T.serial, T.Pipelined, T.unroll, T.vectorized, "
+      tl__elab_error(E, POS(it), "a for loop must iterate over T.Parallel, T.serial, T.Pipelined, T.unroll, T.vectorized, "
                "T.grid or range");
     return false;
   }
@@ -507,7 +507,7 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     case BI_UNROLL: kind = TL_FOR_UNROLLED; break;
     case BI_VECTORIZED: kind = TL_FOR_VECTORIZED; break;
     default:
-      tl__eerr(E, POS(it), "a for loop cannot iterate over %s", bi.name);
+      tl__elab_error(E, POS(it), "a for loop cannot iterate over %s", bi.name);
       return false;
   }
   const tl__ast_expr *t = s->u.for_.target;
@@ -516,7 +516,7 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
                                            ? (const tl__ast_expr *const *)t->u.seq.items : &t;
   for (uint32_t i = 0; i < nt; i++)
     if (targets[i]->kind != AE_NAME) {
-      tl__eerr(E, POS(targets[i]), "loop variables must be plain names");
+      tl__elab_error(E, POS(targets[i]), "loop variables must be plain names");
       return false;
     }
   uint32_t n;
@@ -524,20 +524,20 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   int32_t num_stages = 0;
   if (bi.id == BI_PARALLEL || bi.id == BI_GRID) {
     if (it->u.call.nkw) {
-      tl__eerr(E, POS(it->u.call.kwvals[0]), "%s argument '%s' is not supported", bi.name, it->u.call.kwnames[0]);
+      tl__elab_error(E, POS(it->u.call.kwvals[0]), "%s argument '%s' is not supported", bi.name, it->u.call.kwnames[0]);
       return false;
     }
     n = it->u.call.nargs;
     if (n == 0) {
-      tl__eerr(E, POS(it), "%s needs at least one extent", bi.name);
+      tl__elab_error(E, POS(it), "%s needs at least one extent", bi.name);
       return false;
     }
     if (n != nt) {
-      tl__eerr(E, POS(t), "%s has %u extent%s but the loop binds %u variable%s", bi.name, n, n == 1 ? "" : "s", nt,
+      tl__elab_error(E, POS(t), "%s has %u extent%s but the loop binds %u variable%s", bi.name, n, n == 1 ? "" : "s", nt,
                nt == 1 ? "" : "s");
       return false;
     }
-    extents = tl__palloc(E->p, sizeof *extents * n);
+    extents = tl__parse_alloc(E->p, sizeof *extents * n);
     if (!extents) return false;
     for (uint32_t i = 0; i < n; i++) {
       tl__val *v = tl__eval(E, it->u.call.args[i]);
@@ -549,7 +549,7 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     bool pipelined = bi.id == BI_PIPELINED;
     if (!tl__call_args(E, it, bi.name, names, pipelined ? 4 : 3, 1, a)) return false;
     if (nt != 1) {
-      tl__eerr(E, POS(t), "%s binds one loop variable", bi.name);
+      tl__elab_error(E, POS(t), "%s binds one loop variable", bi.name);
       return false;
     }
     n = 1;
@@ -557,17 +557,17 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       tl__val *st = tl__eval(E, a[2]);
       if (!st) return false;
       if (!(st->kind == V_INT && st->u.i == 1)) {
-        tl__eerr(E, POS(a[2]), "%s with a step is not supported (only a step of 1)", bi.name);
+        tl__elab_error(E, POS(a[2]), "%s with a step is not supported (only a step of 1)", bi.name);
         return false;
       }
     }
-    extents = tl__palloc(E->p, sizeof *extents);
+    extents = tl__parse_alloc(E->p, sizeof *extents);
     if (!extents) return false;
     if (!a[1]) {
       tl__val *v = tl__eval(E, a[0]);
       if (!v || !(extents[0] = tl__to_index(E, v, POS(a[0]), "a loop extent"))) return false;
     } else {
-      mins = tl__palloc(E->p, sizeof *mins);
+      mins = tl__parse_alloc(E->p, sizeof *mins);
       tl__val *lo = mins ? tl__eval(E, a[0]) : NULL;
       if (!lo || !(mins[0] = tl__to_index(E, lo, POS(a[0]), "a loop start"))) return false;
       tl__val *ext;
@@ -585,7 +585,7 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       int64_t k;
       if (!ns || !tl__as_int(E, ns, POS(a[3]), "num_stages", &k)) return false;
       if (k < 0 || k > 64) {
-        tl__eerr(E, POS(a[3]), "num_stages must be between 0 and 64");
+        tl__elab_error(E, POS(a[3]), "num_stages must be between 0 and 64");
         return false;
       }
       num_stages = (int32_t)k;
@@ -594,13 +594,13 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   size_t mark;
   if (!open_scope(E, &mark, POS(s))) return close_scope(E, mark), false;
   E->fn->loops++;
-  tl_ir_var **vars = tl__palloc(E->p, sizeof *vars * n);
+  tl_ir_var **vars = tl__parse_alloc(E->p, sizeof *vars * n);
   bool ok = vars != NULL;
   for (uint32_t i = 0; ok && i < n; i++) {
-    tl__eloc(E, POS(targets[i]));
+    tl__elab_at(E, POS(targets[i]));
     vars[i] = tl_ir_var_new(E->mod, targets[i]->u.name, TL_DT_INT32);
-    tl__val *v = vars[i] ? tl__vnew(E, V_VAR) : NULL;
-    if (!vars[i]) tl__eirfail(E);
+    tl__val *v = vars[i] ? tl__val_new(E, V_VAR) : NULL;
+    if (!vars[i]) tl__elab_builder_failed(E);
     if (!v) {
       ok = false;
       break;
@@ -612,7 +612,7 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   E->fn->loops--;
   close_scope(E, mark);
   if (!body) return false;
-  tl__eloc(E, POS(s));
+  tl__elab_at(E, POS(s));
   tl_ir_stmt *loop = tl_ir_for(E->mod, kind, n, vars, mins, extents, body);
   if (loop) loop->u.loop.num_stages = kind == TL_FOR_PIPELINED ? num_stages : 0;
   return emit(E, items, loop, POS(s));
@@ -622,16 +622,16 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   const tl__ast_expr *c = s->u.with.ctx;
   tl__builtin_info bi = {0};
   if (callee(E, c, &bi) != BI_KERNEL) {
-    if (E->p->status == TL_OK) tl__eerr(E, POS(c), "only 'with T.Kernel(...)' is supported");
+    if (E->p->status == TL_OK) tl__elab_error(E, POS(c), "only 'with T.Kernel(...)' is supported");
     return false;
   }
   if (E->fn->in_kernel) {
-    tl__eerr(E, POS(c), "T.Kernel cannot be nested");
+    tl__elab_error(E, POS(c), "T.Kernel cannot be nested");
     return false;
   }
   uint32_t ng = c->u.call.nargs;
   if (ng < 1 || ng > 3) {
-    tl__eerr(E, POS(c), "%s takes 1 to 3 grid extents, got %u", bi.name, ng);
+    tl__elab_error(E, POS(c), "%s takes 1 to 3 grid extents, got %u", bi.name, ng);
     return false;
   }
   tl_ir_expr *grid[3] = {0}, *threads[3] = {0};
@@ -643,14 +643,14 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   for (uint32_t k = 0; k < c->u.call.nkw; k++) {
     const tl__ast_expr *kv = c->u.call.kwvals[k];
     if (strcmp(c->u.call.kwnames[k], "threads") != 0) {
-      tl__eerr(E, POS(kv), "%s argument '%s' is not supported", bi.name, c->u.call.kwnames[k]);
+      tl__elab_error(E, POS(kv), "%s argument '%s' is not supported", bi.name, c->u.call.kwnames[k]);
       return false;
     }
     tl__val *tv = tl__eval(E, kv);
     if (!tv) return false;
     nthr = tv->kind == V_TUPLE ? tv->u.tup.n : 1;
     if (nthr < 1 || nthr > 3) {
-      tl__eerr(E, POS(kv), "threads takes 1 to 3 extents");
+      tl__elab_error(E, POS(kv), "threads takes 1 to 3 extents");
       return false;
     }
     for (uint32_t i = 0; i < nthr; i++) {
@@ -660,8 +660,8 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   }
   if (nthr == 0) { /* TileLang's default */
     nthr = 1;
-    tl__eloc(E, POS(c));
-    if (!(threads[0] = tl_ir_i32(E->mod, 128))) return tl__eirfail(E), false;
+    tl__elab_at(E, POS(c));
+    if (!(threads[0] = tl_ir_i32(E->mod, 128))) return tl__elab_builder_failed(E), false;
   }
   static const char *const dflt[3] = {"bx", "by", "bz"};
   const tl__ast_expr *t = s->u.with.target;
@@ -669,14 +669,14 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   if (t) {
     uint32_t nt = t->kind == AE_TUPLE || t->kind == AE_LIST ? t->u.seq.n : 1;
     if (nt != ng) {
-      tl__eerr(E, POS(t), "%s has %u grid dimension%s but 'as' binds %u name%s", bi.name, ng, ng == 1 ? "" : "s", nt,
+      tl__elab_error(E, POS(t), "%s has %u grid dimension%s but 'as' binds %u name%s", bi.name, ng, ng == 1 ? "" : "s", nt,
                nt == 1 ? "" : "s");
       return false;
     }
     for (uint32_t i = 0; i < nt; i++) {
       names[i] = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? t->u.seq.items[i] : t;
       if (names[i]->kind != AE_NAME) {
-        tl__eerr(E, POS(names[i]), "block indices must be bound to plain names");
+        tl__elab_error(E, POS(names[i]), "block indices must be bound to plain names");
         return false;
       }
     }
@@ -687,15 +687,15 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   tl_ir_var *bvars[3] = {0};
   bool ok = true;
   for (uint32_t i = 0; ok && i < ng; i++) {
-    tl__eloc(E, names[i] ? POS(names[i]) : POS(c));
+    tl__elab_at(E, names[i] ? POS(names[i]) : POS(c));
     bvars[i] = tl_ir_var_new(E->mod, names[i] ? names[i]->u.name : dflt[i], TL_DT_INT32);
     if (!bvars[i]) {
-      tl__eirfail(E);
+      tl__elab_builder_failed(E);
       ok = false;
       break;
     }
     if (names[i]) {
-      tl__val *v = tl__vnew(E, V_VAR);
+      tl__val *v = tl__val_new(E, V_VAR);
       if (!v) {
         ok = false;
         break;
@@ -708,7 +708,7 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   E->fn->in_kernel = false;
   close_scope(E, mark);
   if (!body) return false;
-  tl__eloc(E, POS(s));
+  tl__elab_at(E, POS(s));
   return emit(E, items, tl_ir_kernel(E->mod, ng, grid, nthr, threads, bvars, body), POS(s));
 }
 
@@ -723,7 +723,7 @@ static bool elab_if(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   if (!then_) return false;
   tl_ir_stmt *else_ = NULL;
   if (s->u.if_.orelse.n && !(else_ = tl__elab_block(E, &s->u.if_.orelse))) return false;
-  tl__eloc(E, POS(s));
+  tl__elab_at(E, POS(s));
   return emit(E, items, tl_ir_if(E->mod, cond, then_, else_), POS(s));
 }
 
@@ -739,7 +739,7 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     case BI_COPY: case BI_FILL: case BI_CLEAR: case BI_GEMM: case BI_REDUCE: case BI_ATOMIC_ADD: case BI_CUMSUM:
     case BI_SYNC_THREADS:
       if (!E->fn->in_kernel) {
-        tl__eerr(E, POS(e), "%s must be inside a T.Kernel block", bi.name);
+        tl__elab_error(E, POS(e), "%s must be inside a T.Kernel block", bi.name);
         return false;
       }
       return emit(E, items, tl__elab_tile_op(E, e, &bi), POS(s));
@@ -747,7 +747,7 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   }
   tl__val *v = tl__eval(E, e);
   if (!v) return false;
-  tl__eerr(E, POS(e), "this expression has no effect: only tile operations (T.copy, T.gemm, ...) can stand alone "
+  tl__elab_error(E, POS(e), "this expression has no effect: only tile operations (T.copy, T.gemm, ...) can stand alone "
            "as statements");
   return false;
 }
@@ -767,7 +767,7 @@ static bool elab_assign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       tl__val *v = tl__eval(E, value);
       if (!v) return false;
       if (t->kind != AE_NAME) {
-        tl__eerr(E, POS(t), "%s must be assigned to a single name", bi.name);
+        tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi.name);
         return false;
       }
       if (!check_rebind(E, t->u.name, POS(t))) return false;
@@ -787,14 +787,14 @@ static bool elab_augassign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     uint32_t n;
     tl_ir_expr **ix;
     if (!target_indices(E, t, &b, &n, &ix)) return false;
-    tl__eloc(E, POS(t));
-    tl__val *cur = tl__vexpr(E, tl_ir_load(E->mod, b, n, ix));
+    tl__elab_at(E, POS(t));
+    tl__val *cur = tl__val_expr(E, tl_ir_load(E->mod, b, n, ix));
     tl__val *rhs = cur ? tl__eval(E, s->u.assign.value) : NULL;
     tl__val *v = rhs ? tl__binop(E, t, op, cur, rhs) : NULL;
     return v && store(E, b, n, ix, v, POS(t), items);
   }
   if (t->kind != AE_NAME) {
-    tl__eerr(E, POS(t), "cannot assign to this target");
+    tl__elab_error(E, POS(t), "cannot assign to this target");
     return false;
   }
   tl__val *cur = tl__eval(E, t);
@@ -808,7 +808,7 @@ static bool elab_annassign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   if (r) return r > 0;
   const tl__ast_expr *t = s->u.assign.target;
   if (t->kind != AE_NAME || !s->u.assign.value) {
-    tl__eerr(E, POS(s), "an annotated assignment must be name: dtype = value");
+    tl__elab_error(E, POS(s), "an annotated assignment must be name: dtype = value");
     return false;
   }
   tl__val *dv = tl__eval(E, s->u.assign.ann);
@@ -817,7 +817,7 @@ static bool elab_annassign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   tl__val *v = tl__eval(E, s->u.assign.value);
   if (!v) return false;
   tl_ir_expr *e = tl__to_dtype(E, v, POS(s->u.assign.value), dt);
-  tl__val *ev = e ? tl__vexpr(E, e) : NULL;
+  tl__val *ev = e ? tl__val_expr(E, e) : NULL;
   return ev && assign_name(E, t->u.name, ev, POS(t), items);
 }
 
@@ -833,17 +833,17 @@ static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *it
     case AS_FOR: return elab_for(E, s, items);
     case AS_WITH: return elab_kernel(E, s, items);
     case AS_DEF:
-      tl__eerr(E, POS(s), "nested function definitions are not supported inside a kernel");
+      tl__elab_error(E, POS(s), "nested function definitions are not supported inside a kernel");
       return false;
     case AS_IMPORT: case AS_FROM:
-      tl__eerr(E, POS(s), "imports inside a function are not supported (import at the top of the file)");
+      tl__elab_error(E, POS(s), "imports inside a function are not supported (import at the top of the file)");
       return false;
     case AS_ASSERT: {
       /* A compile-time check is fine anywhere; a run-time one is not in the subset. */
       tl__val *c = tl__eval(E, s->u.assert_.test);
       if (!c) return false;
       if (!tl__val_is_py(c)) {
-        tl__eerr(E, POS(s), "'assert' on a run-time value is not supported in a kernel");
+        tl__elab_error(E, POS(s), "'assert' on a run-time value is not supported in a kernel");
         return false;
       }
       return tl__elab_assert(E, s);
@@ -856,32 +856,32 @@ bool tl__elab_assert(tl__elab *E, const tl__ast_stmt *s) {
   tl__val *c = tl__eval(E, s->u.assert_.test);
   if (!c) return false;
   if (!tl__val_is_py(c)) {
-    tl__eerr(E, POS(s->u.assert_.test), "'assert' needs a compile-time condition");
+    tl__elab_error(E, POS(s->u.assert_.test), "'assert' needs a compile-time condition");
     return false;
   }
   if (tl__py_truth(c)) return true;
   const tl__ast_expr *msg = s->u.assert_.msg;
   if (msg && msg->kind == AE_STR && msg->u.str.f) {
     /* An f-string message is shown as written (the subset does not format). */
-    tl__eerr(E, POS(s), "assertion failed: f\"%.*s\"", (int)(msg->u.str.n > 500 ? 500 : msg->u.str.n), msg->u.str.s);
+    tl__elab_error(E, POS(s), "assertion failed: f\"%.*s\"", (int)(msg->u.str.n > 500 ? 500 : msg->u.str.n), msg->u.str.s);
     return false;
   }
   if (s->u.assert_.msg) {
     tl__val *m = tl__eval(E, s->u.assert_.msg);
     if (!m) return false;
     if (m->kind == V_STR) {
-      tl__eerr(E, POS(s), "assertion failed: %.*s", (int)(m->u.str.n > 500 ? 500 : m->u.str.n), m->u.str.s);
+      tl__elab_error(E, POS(s), "assertion failed: %.*s", (int)(m->u.str.n > 500 ? 500 : m->u.str.n), m->u.str.s);
       return false;
     }
   }
-  tl__eerr(E, POS(s), "assertion failed");
+  tl__elab_error(E, POS(s), "assertion failed");
   return false;
 }
 
 static bool elab_stmts(tl__elab *E, const tl__ast_block *b, tl__vec *items) {
   for (uint32_t i = 0; i < b->n; i++) {
     if (E->fn->returned) {
-      tl__eerr(E, POS(b->stmts[i]), "statement after 'return'");
+      tl__elab_error(E, POS(b->stmts[i]), "statement after 'return'");
       return false;
     }
     if (!elab_stmt(E, b->stmts[i], i + 1 == b->n, items)) return false;

@@ -14,7 +14,7 @@ typedef struct region {
 } region;
 
 static tl__val *shape_val(tl__elab *E, tl_ir_expr *d) {
-  return d->kind == TL_EXPR_INT && tl_dtype_eq(d->dtype, TL_DT_INT32) ? tl__vint(E, d->u.int_value) : tl__vexpr(E, d);
+  return d->kind == TL_EXPR_INT && tl_dtype_eq(d->dtype, TL_DT_INT32) ? tl__val_int(E, d->u.int_value) : tl__val_expr(E, d);
 }
 
 /* One dimension of a slice region: lo:hi. `hi` written as `lo + e` gives the
@@ -25,7 +25,7 @@ static bool slice_dim(tl__elab *E, tl_ir_buffer *b, uint32_t d, const tl__ast_ex
     tl__val *st = tl__eval(E, s->u.slice.step);
     if (!st) return false;
     if (!((st->kind == V_INT && st->u.i == 1) || st->kind == V_NONE)) {
-      tl__eerr(E, POS(s->u.slice.step), "slice steps are not supported");
+      tl__elab_error(E, POS(s->u.slice.step), "slice steps are not supported");
       return false;
     }
   }
@@ -49,9 +49,9 @@ static bool slice_dim(tl__elab *E, tl_ir_buffer *b, uint32_t d, const tl__ast_ex
   if (lo) {
     *min = tl__to_index(E, lo, POS(s), "a slice start");
   } else {
-    tl__eloc(E, POS(s));
+    tl__elab_at(E, POS(s));
     *min = tl_ir_i32(E->mod, 0);
-    if (!*min) tl__eirfail(E);
+    if (!*min) tl__elab_builder_failed(E);
   }
   if (!*min) return false;
   *ext = tl__to_index(E, extent, POS(s), "a slice extent");
@@ -80,15 +80,15 @@ static bool eval_region(tl__elab *E, const tl__ast_expr *a, const char *opname, 
         return *scalar != NULL;
       }
       if (n != b->ndim) {
-        tl__eerr(E, POS(a), "buffer '%s' has %u dimension%s but the region of %s gives %u", b->name, b->ndim,
+        tl__elab_error(E, POS(a), "buffer '%s' has %u dimension%s but the region of %s gives %u", b->name, b->ndim,
                  b->ndim == 1 ? "" : "s", opname, n);
         return false;
       }
       r->buf = b;
       r->form = has_slice ? TL_REGION_SLICE : TL_REGION_POINT;
-      r->mins = tl__palloc(E->p, sizeof *r->mins * n);
+      r->mins = tl__parse_alloc(E->p, sizeof *r->mins * n);
       if (!r->mins) return false;
-      if (has_slice && !(r->extents = tl__palloc(E->p, sizeof *r->extents * n))) return false;
+      if (has_slice && !(r->extents = tl__parse_alloc(E->p, sizeof *r->extents * n))) return false;
       for (uint32_t i = 0; i < n; i++) {
         if (items[i]->kind == AE_SLICE) {
           if (!slice_dim(E, b, i, items[i], &r->mins[i], &r->extents[i])) return false;
@@ -97,14 +97,14 @@ static bool eval_region(tl__elab *E, const tl__ast_expr *a, const char *opname, 
         tl__val *v = tl__eval(E, items[i]);
         if (!v || !(r->mins[i] = tl__to_index(E, v, POS(items[i]), "a region start"))) return false;
         if (has_slice) {
-          tl__eloc(E, POS(items[i]));
-          if (!(r->extents[i] = tl_ir_i32(E->mod, 1))) return tl__eirfail(E), false;
+          tl__elab_at(E, POS(items[i]));
+          if (!(r->extents[i] = tl_ir_i32(E->mod, 1))) return tl__elab_builder_failed(E), false;
         }
       }
       return true;
     }
     if (!scalar_ok) {
-      tl__eerr(E, POS(a), "%s expects a buffer or a buffer region, got %s", opname, tl__vdesc(E, obj));
+      tl__elab_error(E, POS(a), "%s expects a buffer or a buffer region, got %s", opname, tl__val_describe(E, obj));
       return false;
     }
   }
@@ -119,7 +119,7 @@ static bool eval_region(tl__elab *E, const tl__ast_expr *a, const char *opname, 
     *scalar = v;
     return true;
   }
-  tl__eerr(E, POS(a), "%s expects a buffer or a buffer region, got %s", opname, tl__vdesc(E, v));
+  tl__elab_error(E, POS(a), "%s expects a buffer or a buffer region, got %s", opname, tl__val_describe(E, v));
   return false;
 }
 
@@ -128,21 +128,21 @@ static bool eval_region(tl__elab *E, const tl__ast_expr *a, const char *opname, 
 static bool resolve_point(tl__elab *E, region *p, const region *other, const char *opname) {
   if (p->form != TL_REGION_POINT || p->extents) return true;
   if (!other || other->form == TL_REGION_POINT) {
-    tl__eerr(E, p->at, "%s cannot tell the extent of this region: give the other operand as a whole buffer or a slice "
+    tl__elab_error(E, p->at, "%s cannot tell the extent of this region: give the other operand as a whole buffer or a slice "
              "(e.g. %s[i:i + n, j])", opname, p->buf->name);
     return false;
   }
   uint32_t pn = p->buf->ndim, on = other->buf->ndim;
   tl_ir_expr *const *oext = other->form == TL_REGION_FULL ? other->buf->shape : other->extents;
-  p->extents = tl__palloc(E->p, sizeof *p->extents * pn);
+  p->extents = tl__parse_alloc(E->p, sizeof *p->extents * pn);
   if (!p->extents) return false;
   for (uint32_t d = 0; d < pn; d++) {
     int64_t k = (int64_t)d - (int64_t)pn + (int64_t)on;
     if (k >= 0) {
       p->extents[d] = oext[k];
     } else {
-      tl__eloc(E, p->at);
-      if (!(p->extents[d] = tl_ir_i32(E->mod, 1))) return tl__eirfail(E), false;
+      tl__elab_at(E, p->at);
+      if (!(p->extents[d] = tl_ir_i32(E->mod, 1))) return tl__elab_builder_failed(E), false;
     }
   }
   return true;
@@ -151,25 +151,25 @@ static bool resolve_point(tl__elab *E, region *p, const region *other, const cha
 /* A point region that stands for one element (T.fill, T.clear, T.atomic_add with a scalar). */
 static bool unit_point(tl__elab *E, region *p) {
   if (p->form != TL_REGION_POINT || p->extents) return true;
-  p->extents = tl__palloc(E->p, sizeof *p->extents * p->buf->ndim);
+  p->extents = tl__parse_alloc(E->p, sizeof *p->extents * p->buf->ndim);
   if (!p->extents) return false;
-  tl__eloc(E, p->at);
+  tl__elab_at(E, p->at);
   for (uint32_t d = 0; d < p->buf->ndim; d++)
-    if (!(p->extents[d] = tl_ir_i32(E->mod, 1))) return tl__eirfail(E), false;
+    if (!(p->extents[d] = tl_ir_i32(E->mod, 1))) return tl__elab_builder_failed(E), false;
   return true;
 }
 
 static tl_ir_expr *region_expr(tl__elab *E, const region *r) {
-  tl__eloc(E, r->at);
+  tl__elab_at(E, r->at);
   tl_ir_expr *e = r->form == TL_REGION_FULL ? tl_ir_region(E->mod, r->buf, NULL, NULL, TL_REGION_FULL)
                                             : tl_ir_region(E->mod, r->buf, r->mins, r->extents, r->form);
-  if (!e) tl__eirfail(E);
+  if (!e) tl__elab_builder_failed(E);
   return e;
 }
 
 static bool no_point(tl__elab *E, const region *r, const char *opname) {
   if (r->form != TL_REGION_POINT) return true;
-  tl__eerr(E, r->at, "%s needs whole buffers or slices, not a single element", opname);
+  tl__elab_error(E, r->at, "%s needs whole buffers or slices, not a single element", opname);
   return false;
 }
 
@@ -180,7 +180,7 @@ static tl_ir_expr *flag(tl__elab *E, const tl__ast_expr *a, const char *what, bo
     if (!v || !tl__as_bool(E, v, POS(a), what, &b)) return NULL;
   }
   tl_ir_expr *e = tl_ir_i32(E->mod, b ? 1 : 0);
-  if (!e) tl__eirfail(E);
+  if (!e) tl__elab_builder_failed(E);
   return e;
 }
 
@@ -194,22 +194,22 @@ static tl_ir_expr *dim_arg(tl__elab *E, const tl__ast_expr *a, int64_t dflt, uin
   }
   int64_t norm = d < 0 ? d + (int64_t)ndim : d;
   if (norm < 0 || norm >= (int64_t)ndim) {
-    tl__eerr(E, a ? POS(a) : call_at, "%s: dim %lld is out of range for a %u-dimensional buffer", opname,
+    tl__elab_error(E, a ? POS(a) : call_at, "%s: dim %lld is out of range for a %u-dimensional buffer", opname,
              (long long)d, ndim);
     return NULL;
   }
   tl_ir_expr *e = tl_ir_i32(E->mod, norm);
-  if (!e) tl__eirfail(E);
+  if (!e) tl__elab_builder_failed(E);
   return e;
 }
 
 static tl_ir_stmt *eval_call(tl__elab *E, const tl__ast_expr *call, tl_ir_op op, uint32_t n, tl_ir_expr **args) {
   for (uint32_t i = 0; i < n; i++)
     if (!args[i]) return NULL;
-  tl__eloc(E, POS(call));
+  tl__elab_at(E, POS(call));
   tl_ir_expr *c = tl_ir_call(E->mod, op, TL_DT_HANDLE, n, args);
   tl_ir_stmt *s = c ? tl_ir_eval(E->mod, c) : NULL;
-  if (!s) tl__eirfail(E);
+  if (!s) tl__elab_builder_failed(E);
   return s;
 }
 
@@ -225,7 +225,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       if (!tl__call_args(E, call, opname, names, 2, 2, a)) return NULL;
       if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL)) return NULL;
       if (r0.form == TL_REGION_POINT && r1.form == TL_REGION_POINT) {
-        tl__eerr(E, POS(call), "T.copy cannot tell the extent of the copy: both operands are single elements "
+        tl__elab_error(E, POS(call), "T.copy cannot tell the extent of the copy: both operands are single elements "
                  "(give one as a whole buffer or a slice)");
         return NULL;
       }
@@ -249,7 +249,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       static const char *const names[] = {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum"};
       if (!tl__call_args(E, call, opname, names, 7, 3, a)) return NULL;
       if (a[5]) {
-        tl__eerr(E, POS(a[5]), "T.gemm's policy argument is not supported");
+        tl__elab_error(E, POS(a[5]), "T.gemm's policy argument is not supported");
         return NULL;
       }
       if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL) ||
@@ -260,7 +260,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       args[1] = args[0] ? region_expr(E, &r1) : NULL;
       args[2] = args[1] ? region_expr(E, &r2) : NULL;
       if (!args[2]) return NULL;
-      tl__eloc(E, POS(call));
+      tl__elab_at(E, POS(call));
       args[3] = flag(E, a[3], "transpose_A", false);
       args[4] = args[3] ? flag(E, a[4], "transpose_B", false) : NULL;
       args[5] = args[4] ? flag(E, a[6], "clear_accum", false) : NULL;
@@ -274,7 +274,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       args[0] = region_expr(E, &r0);
       args[1] = args[0] ? region_expr(E, &r1) : NULL;
       if (!args[1]) return NULL;
-      tl__eloc(E, POS(call));
+      tl__elab_at(E, POS(call));
       args[2] = dim_arg(E, a[2], -1, r0.buf->ndim, opname, POS(call));
       args[3] = args[2] ? flag(E, a[3], "clear", true) : NULL;
       return args[3] ? eval_call(E, call, op, 4, args) : NULL;
@@ -305,7 +305,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       } else {
         r1 = r0; /* in place */
         if (r1.form == TL_REGION_POINT) {
-          tl__eerr(E, r0.at, "T.cumsum in place needs a whole buffer or a slice");
+          tl__elab_error(E, r0.at, "T.cumsum in place needs a whole buffer or a slice");
           return NULL;
         }
       }
@@ -313,23 +313,23 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       args[0] = region_expr(E, &r0);
       args[1] = args[0] ? region_expr(E, &r1) : NULL;
       if (!args[1]) return NULL;
-      tl__eloc(E, POS(call));
+      tl__elab_at(E, POS(call));
       args[2] = dim_arg(E, a[2], 0, r0.buf->ndim, opname, POS(call));
       args[3] = args[2] ? flag(E, a[3], "reverse", false) : NULL;
       return args[3] ? eval_call(E, call, op, 4, args) : NULL;
     }
     case BI_SYNC_THREADS: {
       if (call->u.call.nargs || call->u.call.nkw) {
-        tl__eerr(E, POS(call), "T.sync_threads takes no arguments");
+        tl__elab_error(E, POS(call), "T.sync_threads takes no arguments");
         return NULL;
       }
-      tl__eloc(E, POS(call));
+      tl__elab_at(E, POS(call));
       tl_ir_stmt *s = tl_ir_barrier(E->mod);
-      if (!s) tl__eirfail(E);
+      if (!s) tl__elab_builder_failed(E);
       return s;
     }
     default:
-      tl__eerr(E, POS(call), "%s is not a tile operation", opname);
+      tl__elab_error(E, POS(call), "%s is not a tile operation", opname);
       return NULL;
   }
 }

@@ -12,65 +12,65 @@
 #include "elab.h"
 #include "ir/module.h"
 
-tl_status tl__eerr(tl__elab *E, tl__pos at, const char *fmt, ...) {
+tl_status tl__elab_error(tl__elab *E, tl__pos at, const char *fmt, ...) {
   if (E->p->status != TL_OK) return E->p->status;
   va_list ap;
   va_start(ap, fmt);
   char *msg = tl__vformat(fmt, ap);
   va_end(ap);
-  if (!msg) return tl__poom(E->p);
-  tl_status s = tl__perr(E->p, at.line, at.col, "%s", msg);
+  if (!msg) return tl__parse_oom(E->p);
+  tl_status s = tl__parse_error(E->p, at.line, at.col, "%s", msg);
   tl__free(msg);
   return s;
 }
 
-void tl__eloc(tl__elab *E, tl__pos at) { tl_ir_builder_set_loc(E->mod, (tl_ir_span){E->file, at.line, at.col}); }
+void tl__elab_at(tl__elab *E, tl__pos at) { tl_ir_builder_set_loc(E->mod, (tl_ir_span){E->file, at.line, at.col}); }
 
-tl_status tl__eirfail(tl__elab *E) {
+tl_status tl__elab_builder_failed(tl__elab *E) {
   if (E->p->status == TL_OK) E->p->status = tl__ir_null_status(E->mod, "internal error: the IR builder failed");
   return E->p->status;
 }
 
-tl__val *tl__vnew(tl__elab *E, tl__vkind kind) {
-  tl__val *v = tl__palloc(E->p, sizeof *v);
+tl__val *tl__val_new(tl__elab *E, tl__val_kind kind) {
+  tl__val *v = tl__parse_alloc(E->p, sizeof *v);
   if (v) v->kind = (uint8_t)kind;
   return v;
 }
 
-tl__val *tl__vint(tl__elab *E, int64_t i) {
-  tl__val *v = tl__vnew(E, V_INT);
+tl__val *tl__val_int(tl__elab *E, int64_t i) {
+  tl__val *v = tl__val_new(E, V_INT);
   if (v) v->u.i = i;
   return v;
 }
 
-tl__val *tl__vfloat(tl__elab *E, double f) {
-  tl__val *v = tl__vnew(E, V_FLOAT);
+tl__val *tl__val_float(tl__elab *E, double f) {
+  tl__val *v = tl__val_new(E, V_FLOAT);
   if (v) v->u.f = f;
   return v;
 }
 
-tl__val *tl__vbool(tl__elab *E, bool b) {
-  tl__val *v = tl__vnew(E, V_BOOL);
+tl__val *tl__val_bool(tl__elab *E, bool b) {
+  tl__val *v = tl__val_new(E, V_BOOL);
   if (v) v->u.b = b;
   return v;
 }
 
-tl__val *tl__vexpr(tl__elab *E, tl_ir_expr *e) {
+tl__val *tl__val_expr(tl__elab *E, tl_ir_expr *e) {
   if (!e) {
-    tl__eirfail(E);
+    tl__elab_builder_failed(E);
     return NULL;
   }
-  tl__val *v = tl__vnew(E, V_EXPR);
+  tl__val *v = tl__val_new(E, V_EXPR);
   if (v) v->u.e = e;
   return v;
 }
 
 bool tl__val_is_py(const tl__val *v) { return v->kind <= V_TUPLE; }
 
-const char *tl__vdesc(tl__elab *E, const tl__val *v) {
+const char *tl__val_describe(tl__elab *E, const tl__val *v) {
   char buf[160];
   char dt[32];
-  switch ((tl__vkind)v->kind) {
+  switch ((tl__val_kind)v->kind) {
     case V_NONE: return "None";
     case V_BOOL: return "a bool";
     case V_INT: return "an integer";
@@ -95,11 +95,11 @@ const char *tl__vdesc(tl__elab *E, const tl__val *v) {
 
 /* ------------------------------------------------------------------ bindings */
 
-bool tl__bind(tl__elab *E, const char *name, tl__val *v, tl__bkind kind, uint32_t line, uint32_t col) {
+bool tl__bind(tl__elab *E, const char *name, tl__val *v, tl__binding_kind kind, uint32_t line, uint32_t col) {
   if (!v) return false;
   tl__binding b = {name, v, (uint8_t)kind, (uint16_t)(E->fn ? E->fn->depth : 0), (uint16_t)(E->fn ? E->fn->loops : 0),
                    line, col};
-  if (tl__vec_push(&E->env, &b) != TL_OK) return tl__poom(E->p), false;
+  if (tl__vec_push(&E->env, &b) != TL_OK) return tl__parse_oom(E->p), false;
   return true;
 }
 
@@ -120,7 +120,7 @@ tl__binding *tl__lookup(tl__elab *E, const char *name) {
 /* ------------------------------------------------------------------ Python values */
 
 bool tl__py_truth(const tl__val *v) {
-  switch ((tl__vkind)v->kind) {
+  switch ((tl__val_kind)v->kind) {
     case V_NONE: return false;
     case V_BOOL: return v->u.b;
     case V_INT: return v->u.i != 0;
@@ -147,7 +147,7 @@ bool tl__py_equal(const tl__val *a, const tl__val *b) {
   }
   if (a->kind == V_STR && b->kind == V_DTYPE) return tl__py_equal(b, a);
   if (a->kind != b->kind) return false;
-  switch ((tl__vkind)a->kind) {
+  switch ((tl__val_kind)a->kind) {
     case V_NONE: return true;
     case V_STR: return a->u.str.n == b->u.str.n && memcmp(a->u.str.s, b->u.str.s, a->u.str.n) == 0;
     case V_TUPLE:
@@ -160,7 +160,7 @@ bool tl__py_equal(const tl__val *a, const tl__val *b) {
 }
 
 static const char *py_type(const tl__val *v) {
-  switch ((tl__vkind)v->kind) {
+  switch ((tl__val_kind)v->kind) {
     case V_NONE: return "NoneType";
     case V_BOOL: return "bool";
     case V_INT: return "int";
@@ -174,14 +174,14 @@ static const char *py_type(const tl__val *v) {
 
 static tl__val *bad_operands(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a, const tl__val *b) {
   if (b)
-    tl__eerr(E, at, "unsupported operand types for %s: %s and %s", tl__ast_op_str(op), py_type(a), py_type(b));
+    tl__elab_error(E, at, "unsupported operand types for %s: %s and %s", tl__ast_op_str(op), py_type(a), py_type(b));
   else
-    tl__eerr(E, at, "bad operand type for unary %s: %s", tl__ast_op_str(op), py_type(a));
+    tl__elab_error(E, at, "bad operand type for unary %s: %s", tl__ast_op_str(op), py_type(a));
   return NULL;
 }
 
 static tl__val *int_overflow(tl__elab *E, tl__pos at) {
-  tl__eerr(E, at, "integer overflow in a constant expression (values are limited to 64 bits)");
+  tl__elab_error(E, at, "integer overflow in a constant expression (values are limited to 64 bits)");
   return NULL;
 }
 
@@ -193,12 +193,12 @@ static tl__val *int_binop(tl__elab *E, tl__pos at, tl__ast_op op, int64_t a, int
     case AOP_SUB: if (__builtin_sub_overflow(a, b, &r)) return int_overflow(E, at); break;
     case AOP_MUL: if (__builtin_mul_overflow(a, b, &r)) return int_overflow(E, at); break;
     case AOP_DIV:
-      if (b == 0) return tl__eerr(E, at, "division by zero"), NULL;
-      return tl__vfloat(E, (double)a / (double)b);
+      if (b == 0) return tl__elab_error(E, at, "division by zero"), NULL;
+      return tl__val_float(E, (double)a / (double)b);
     case AOP_FLOORDIV: case AOP_MOD: {
-      if (b == 0) return tl__eerr(E, at, "integer division or modulo by zero"), NULL;
+      if (b == 0) return tl__elab_error(E, at, "integer division or modulo by zero"), NULL;
       if (a == INT64_MIN && b == -1) {
-        if (op == AOP_MOD) return tl__vint(E, 0);
+        if (op == AOP_MOD) return tl__val_int(E, 0);
         return int_overflow(E, at);
       }
       int64_t q = a / b, m = a % b;
@@ -211,8 +211,8 @@ static tl__val *int_binop(tl__elab *E, tl__pos at, tl__ast_op op, int64_t a, int
     }
     case AOP_POW: {
       if (b < 0) {
-        if (a == 0) return tl__eerr(E, at, "0 cannot be raised to a negative power"), NULL;
-        return tl__vfloat(E, pow((double)a, (double)b));
+        if (a == 0) return tl__elab_error(E, at, "0 cannot be raised to a negative power"), NULL;
+        return tl__val_float(E, pow((double)a, (double)b));
       }
       r = 1;
       int64_t base = a;
@@ -224,41 +224,41 @@ static tl__val *int_binop(tl__elab *E, tl__pos at, tl__ast_op op, int64_t a, int
       break;
     }
     case AOP_LSHIFT:
-      if (b < 0) return tl__eerr(E, at, "negative shift count"), NULL;
+      if (b < 0) return tl__elab_error(E, at, "negative shift count"), NULL;
       if (a == 0) { r = 0; break; }
       if (b >= 63) return int_overflow(E, at);
       r = (int64_t)((uint64_t)a << b);
       if ((r >> b) != a) return int_overflow(E, at);
       break;
     case AOP_RSHIFT:
-      if (b < 0) return tl__eerr(E, at, "negative shift count"), NULL;
+      if (b < 0) return tl__elab_error(E, at, "negative shift count"), NULL;
       if (b >= 63) r = a < 0 ? -1 : 0;
       else r = a >= 0 ? a >> b : ~((~a) >> b);
       break;
     case AOP_BITAND: r = a & b; break;
     case AOP_BITOR: r = a | b; break;
     case AOP_BITXOR: r = a ^ b; break;
-    case AOP_EQ: return tl__vbool(E, a == b);
-    case AOP_NE: return tl__vbool(E, a != b);
-    case AOP_LT: return tl__vbool(E, a < b);
-    case AOP_LE: return tl__vbool(E, a <= b);
-    case AOP_GT: return tl__vbool(E, a > b);
-    case AOP_GE: return tl__vbool(E, a >= b);
+    case AOP_EQ: return tl__val_bool(E, a == b);
+    case AOP_NE: return tl__val_bool(E, a != b);
+    case AOP_LT: return tl__val_bool(E, a < b);
+    case AOP_LE: return tl__val_bool(E, a <= b);
+    case AOP_GT: return tl__val_bool(E, a > b);
+    case AOP_GE: return tl__val_bool(E, a >= b);
     default: return NULL;
   }
-  return tl__vint(E, r);
+  return tl__val_int(E, r);
 }
 
 static tl__val *float_binop(tl__elab *E, tl__pos at, tl__ast_op op, double a, double b) {
   switch (op) {
-    case AOP_ADD: return tl__vfloat(E, a + b);
-    case AOP_SUB: return tl__vfloat(E, a - b);
-    case AOP_MUL: return tl__vfloat(E, a * b);
+    case AOP_ADD: return tl__val_float(E, a + b);
+    case AOP_SUB: return tl__val_float(E, a - b);
+    case AOP_MUL: return tl__val_float(E, a * b);
     case AOP_DIV:
-      if (b == 0) return tl__eerr(E, at, "float division by zero"), NULL;
-      return tl__vfloat(E, a / b);
+      if (b == 0) return tl__elab_error(E, at, "float division by zero"), NULL;
+      return tl__val_float(E, a / b);
     case AOP_FLOORDIV: case AOP_MOD: {
-      if (b == 0) return tl__eerr(E, at, "float division or modulo by zero"), NULL;
+      if (b == 0) return tl__elab_error(E, at, "float division or modulo by zero"), NULL;
       /* Python's float_divmod. */
       double mod = fmod(a, b), div = (a - mod) / b, fdiv;
       if (mod != 0) {
@@ -275,17 +275,17 @@ static tl__val *float_binop(tl__elab *E, tl__pos at, tl__ast_op op, double a, do
       } else {
         fdiv = copysign(0.0, a / b);
       }
-      return tl__vfloat(E, op == AOP_MOD ? mod : fdiv);
+      return tl__val_float(E, op == AOP_MOD ? mod : fdiv);
     }
     case AOP_POW:
-      if (a == 0 && b < 0) return tl__eerr(E, at, "0.0 cannot be raised to a negative power"), NULL;
-      return tl__vfloat(E, pow(a, b));
-    case AOP_EQ: return tl__vbool(E, a == b);
-    case AOP_NE: return tl__vbool(E, a != b);
-    case AOP_LT: return tl__vbool(E, a < b);
-    case AOP_LE: return tl__vbool(E, a <= b);
-    case AOP_GT: return tl__vbool(E, a > b);
-    case AOP_GE: return tl__vbool(E, a >= b);
+      if (a == 0 && b < 0) return tl__elab_error(E, at, "0.0 cannot be raised to a negative power"), NULL;
+      return tl__val_float(E, pow(a, b));
+    case AOP_EQ: return tl__val_bool(E, a == b);
+    case AOP_NE: return tl__val_bool(E, a != b);
+    case AOP_LT: return tl__val_bool(E, a < b);
+    case AOP_LE: return tl__val_bool(E, a <= b);
+    case AOP_GT: return tl__val_bool(E, a > b);
+    case AOP_GE: return tl__val_bool(E, a >= b);
     default: return NULL;
   }
 }
@@ -301,16 +301,16 @@ tl__val *tl__py_binop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a, 
   if (op == AOP_EQ || op == AOP_NE) {
     if (!(is_num(a) && is_num(b))) {
       bool eq = tl__py_equal(a, b);
-      return tl__vbool(E, op == AOP_EQ ? eq : !eq);
+      return tl__val_bool(E, op == AOP_EQ ? eq : !eq);
     }
   }
   if (op == AOP_IS || op == AOP_ISNOT) {
     if (a->kind != V_NONE && b->kind != V_NONE && a->kind != V_BOOL && b->kind != V_BOOL) {
-      tl__eerr(E, at, "'%s' is only supported against None, True or False", tl__ast_op_str(op));
+      tl__elab_error(E, at, "'%s' is only supported against None, True or False", tl__ast_op_str(op));
       return NULL;
     }
     bool same = a->kind == b->kind && tl__py_equal(a, b);
-    return tl__vbool(E, op == AOP_IS ? same : !same);
+    return tl__val_bool(E, op == AOP_IS ? same : !same);
   }
   if (op == AOP_IN || op == AOP_NOTIN) {
     bool found = false;
@@ -321,7 +321,7 @@ tl__val *tl__py_binop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a, 
     } else {
       return bad_operands(E, at, op, a, b);
     }
-    return tl__vbool(E, op == AOP_IN ? found : !found);
+    return tl__val_bool(E, op == AOP_IN ? found : !found);
   }
   if (is_num(a) && is_num(b)) {
     if (a->kind == V_FLOAT || b->kind == V_FLOAT) {
@@ -331,15 +331,15 @@ tl__val *tl__py_binop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a, 
     tl__val *r = int_binop(E, at, op, ival(a), ival(b));
     /* bool & bool stays a bool in Python. */
     if (r && a->kind == V_BOOL && b->kind == V_BOOL && (op == AOP_BITAND || op == AOP_BITOR || op == AOP_BITXOR))
-      return tl__vbool(E, r->u.i != 0);
+      return tl__val_bool(E, r->u.i != 0);
     return r;
   }
   if (a->kind == V_STR && b->kind == V_STR) {
     int c;
     switch (op) {
       case AOP_ADD: {
-        tl__val *v = tl__vnew(E, V_STR);
-        char *s = v ? tl__palloc(E->p, a->u.str.n + b->u.str.n + 1) : NULL;
+        tl__val *v = tl__val_new(E, V_STR);
+        char *s = v ? tl__parse_alloc(E->p, a->u.str.n + b->u.str.n + 1) : NULL;
         if (!s) return NULL;
         memcpy(s, a->u.str.s, a->u.str.n);
         memcpy(s + a->u.str.n, b->u.str.s, b->u.str.n);
@@ -347,17 +347,17 @@ tl__val *tl__py_binop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a, 
         v->u.str.n = a->u.str.n + b->u.str.n;
         return v;
       }
-      case AOP_LT: c = str_cmp(a, b); return tl__vbool(E, c < 0);
-      case AOP_LE: c = str_cmp(a, b); return tl__vbool(E, c <= 0);
-      case AOP_GT: c = str_cmp(a, b); return tl__vbool(E, c > 0);
-      case AOP_GE: c = str_cmp(a, b); return tl__vbool(E, c >= 0);
+      case AOP_LT: c = str_cmp(a, b); return tl__val_bool(E, c < 0);
+      case AOP_LE: c = str_cmp(a, b); return tl__val_bool(E, c <= 0);
+      case AOP_GT: c = str_cmp(a, b); return tl__val_bool(E, c > 0);
+      case AOP_GE: c = str_cmp(a, b); return tl__val_bool(E, c >= 0);
       default: break;
     }
   }
   if (a->kind == V_TUPLE && b->kind == V_TUPLE && op == AOP_ADD) {
-    tl__val *v = tl__vnew(E, V_TUPLE);
+    tl__val *v = tl__val_new(E, V_TUPLE);
     uint32_t n = a->u.tup.n + b->u.tup.n;
-    tl__val **items = v && n ? tl__palloc(E->p, sizeof *items * n) : NULL;
+    tl__val **items = v && n ? tl__parse_alloc(E->p, sizeof *items * n) : NULL;
     if (!v || (n && !items)) return NULL;
     if (a->u.tup.n) memcpy(items, a->u.tup.items, sizeof *items * a->u.tup.n);
     if (b->u.tup.n) memcpy(items + a->u.tup.n, b->u.tup.items, sizeof *items * b->u.tup.n);
@@ -369,17 +369,17 @@ tl__val *tl__py_binop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a, 
 }
 
 tl__val *tl__py_unop(tl__elab *E, tl__pos at, tl__ast_op op, const tl__val *a) {
-  if (op == AOP_NOT) return tl__vbool(E, !tl__py_truth(a));
+  if (op == AOP_NOT) return tl__val_bool(E, !tl__py_truth(a));
   if (!is_num(a)) return bad_operands(E, at, op, a, NULL);
   switch (op) {
-    case AOP_POS: return a->kind == V_FLOAT ? tl__vfloat(E, a->u.f) : tl__vint(E, ival(a));
+    case AOP_POS: return a->kind == V_FLOAT ? tl__val_float(E, a->u.f) : tl__val_int(E, ival(a));
     case AOP_NEG:
-      if (a->kind == V_FLOAT) return tl__vfloat(E, -a->u.f);
+      if (a->kind == V_FLOAT) return tl__val_float(E, -a->u.f);
       if (ival(a) == INT64_MIN) return int_overflow(E, at);
-      return tl__vint(E, -ival(a));
+      return tl__val_int(E, -ival(a));
     case AOP_INVERT:
       if (a->kind == V_FLOAT) return bad_operands(E, at, op, a, NULL);
-      return tl__vint(E, ~ival(a));
+      return tl__val_int(E, ~ival(a));
     default: return NULL;
   }
 }
@@ -393,10 +393,10 @@ bool tl__as_dtype(tl__elab *E, const tl__val *v, tl__pos at, tl_dtype *out) {
   }
   if (v->kind == V_STR) {
     if (strlen(v->u.str.s) == v->u.str.n && tl__dtype_from_name(v->u.str.s, out)) return true;
-    tl__eerr(E, at, "unknown dtype '%s'", v->u.str.s);
+    tl__elab_error(E, at, "unknown dtype '%s'", v->u.str.s);
     return false;
   }
-  tl__eerr(E, at, "expected a dtype (such as \"float16\" or T.float16), got %s", tl__vdesc(E, v));
+  tl__elab_error(E, at, "expected a dtype (such as \"float16\" or T.float16), got %s", tl__val_describe(E, v));
   return false;
 }
 
@@ -409,7 +409,7 @@ bool tl__as_int(tl__elab *E, const tl__val *v, tl__pos at, const char *what, int
     *out = v->u.e->u.int_value;
     return true;
   }
-  tl__eerr(E, at, "%s must be a compile-time integer, got %s", what, tl__vdesc(E, v));
+  tl__elab_error(E, at, "%s must be a compile-time integer, got %s", what, tl__val_describe(E, v));
   return false;
 }
 
@@ -418,7 +418,7 @@ bool tl__as_bool(tl__elab *E, const tl__val *v, tl__pos at, const char *what, bo
     *out = ival(v) != 0;
     return true;
   }
-  tl__eerr(E, at, "%s must be True or False, got %s", what, tl__vdesc(E, v));
+  tl__elab_error(E, at, "%s must be True or False, got %s", what, tl__val_describe(E, v));
   return false;
 }
 
@@ -433,8 +433,8 @@ static bool int_fits(tl_dtype t, int64_t v) {
 
 tl_ir_expr *tl__to_ir(tl__elab *E, const tl__val *v, tl__pos at, const tl_dtype *want) {
   tl_ir_expr *e = NULL;
-  tl__eloc(E, at);
-  switch ((tl__vkind)v->kind) {
+  tl__elab_at(E, at);
+  switch ((tl__val_kind)v->kind) {
     case V_BOOL:
       if (want && want->lanes == 1 && tl_dtype_is_float(*want)) e = tl_ir_float(E->mod, *want, v->u.b);
       else if (want && want->lanes == 1 && tl_dtype_is_int(*want)) e = tl_ir_int(E->mod, *want, v->u.b);
@@ -446,7 +446,7 @@ tl_ir_expr *tl__to_ir(tl__elab *E, const tl__val *v, tl__pos at, const tl_dtype 
       } else if (want && want->lanes == 1 && tl_dtype_is_int(*want)) {
         if (!int_fits(*want, v->u.i)) {
           char dt[32];
-          tl__eerr(E, at, "constant %lld does not fit in %s", (long long)v->u.i, tl_dtype_name(*want, dt, sizeof dt));
+          tl__elab_error(E, at, "constant %lld does not fit in %s", (long long)v->u.i, tl_dtype_name(*want, dt, sizeof dt));
           return NULL;
         }
         e = tl_ir_int(E->mod, *want, v->u.i);
@@ -468,34 +468,34 @@ tl_ir_expr *tl__to_ir(tl__elab *E, const tl__val *v, tl__pos at, const tl_dtype 
           if (s->var == v->u.var) s->in_shape = true;
         }
       }
-      tl__eloc(E, at);
+      tl__elab_at(E, at);
       e = tl_ir_var_ref(E->mod, v->u.var);
       break;
     case V_VARSLOT: e = tl_ir_load(E->mod, v->u.buf, 0, NULL); break;
     case V_SYMBOLIC: {
       tl_ir_var *var = tl__sym_var(E, v, at);
       if (!var) return NULL;
-      tl__eloc(E, at);
+      tl__elab_at(E, at);
       e = tl_ir_var_ref(E->mod, var);
       break;
     }
     case V_DTYPE: {
       char dt[32];
       const char *n = tl_dtype_name(v->u.dt, dt, sizeof dt);
-      tl__eerr(E, at, "dtype %s is not a value (a constant of it is written T.%s(x))", n, n);
+      tl__elab_error(E, at, "dtype %s is not a value (a constant of it is written T.%s(x))", n, n);
       return NULL;
     }
     case V_BUFFER:
-      tl__eerr(E, at, "buffer '%s' is not a scalar value; index it (%s[i])", v->u.buf->name, v->u.buf->name);
+      tl__elab_error(E, at, "buffer '%s' is not a scalar value; index it (%s[i])", v->u.buf->name, v->u.buf->name);
       return NULL;
     case V_OPAQUE:
-      tl__eerr(E, at, "%s cannot be used in a kernel", v->u.opaque);
+      tl__elab_error(E, at, "%s cannot be used in a kernel", v->u.opaque);
       return NULL;
     default:
-      tl__eerr(E, at, "%s cannot be used as a value here", tl__vdesc(E, v));
+      tl__elab_error(E, at, "%s cannot be used as a value here", tl__val_describe(E, v));
       return NULL;
   }
-  if (!e) tl__eirfail(E);
+  if (!e) tl__elab_builder_failed(E);
   return e;
 }
 
@@ -505,22 +505,22 @@ tl_ir_expr *tl__to_index(tl__elab *E, const tl__val *v, tl__pos at, const char *
   if (!e) return NULL;
   if (e->dtype.lanes != 1 || !(tl_dtype_is_int(e->dtype) || tl_dtype_is_bool(e->dtype))) {
     char dt[32];
-    tl__eerr(E, at, "%s must be an integer, got %s", what, tl_dtype_name(e->dtype, dt, sizeof dt));
+    tl__elab_error(E, at, "%s must be an integer, got %s", what, tl_dtype_name(e->dtype, dt, sizeof dt));
     return NULL;
   }
   if (tl_dtype_eq(e->dtype, i32)) return e;
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   e = tl_ir_cast(E->mod, i32, e);
-  if (!e) tl__eirfail(E);
+  if (!e) tl__elab_builder_failed(E);
   return e;
 }
 
 tl_ir_expr *tl__to_dtype(tl__elab *E, const tl__val *v, tl__pos at, tl_dtype dt) {
   tl_ir_expr *e = tl__to_ir(E, v, at, &dt);
   if (!e || tl_dtype_eq(e->dtype, dt)) return e;
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   e = tl_ir_cast(E->mod, dt, e);
-  if (!e) tl__eirfail(E);
+  if (!e) tl__elab_builder_failed(E);
   return e;
 }
 
@@ -530,21 +530,21 @@ tl_ir_expr *tl__to_cond(tl__elab *E, const tl__val *v, tl__pos at) {
   if (tl_dtype_is_bool(e->dtype)) return e;
   if (e->dtype.lanes != 1 || !(tl_dtype_is_int(e->dtype) || tl_dtype_is_float(e->dtype))) {
     char dt[32];
-    tl__eerr(E, at, "a condition must be a boolean, got %s", tl_dtype_name(e->dtype, dt, sizeof dt));
+    tl__elab_error(E, at, "a condition must be a boolean, got %s", tl_dtype_name(e->dtype, dt, sizeof dt));
     return NULL;
   }
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   tl_ir_expr *zero = tl_dtype_is_float(e->dtype) ? tl_ir_float(E->mod, e->dtype, 0) : tl_ir_int(E->mod, e->dtype, 0);
   e = tl_ir_binary(E->mod, TL_BIN_NE, e, zero);
-  if (!e) tl__eirfail(E);
+  if (!e) tl__elab_builder_failed(E);
   return e;
 }
 
 static tl_ir_expr *cast_to(tl__elab *E, tl__pos at, tl_ir_expr *e, tl_dtype t) {
   if (tl_dtype_eq(e->dtype, t)) return e;
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   tl_ir_expr *c = tl_ir_cast(E->mod, t, e);
-  if (!c) tl__eirfail(E);
+  if (!c) tl__elab_builder_failed(E);
   return c;
 }
 
@@ -553,7 +553,7 @@ bool tl__promote(tl__elab *E, tl__pos at, tl_ir_expr **a, tl_ir_expr **b) {
   if (tl_dtype_eq(ta, tb)) return true;
   char na[32], nb[32];
   if (ta.lanes != tb.lanes || ta.code == TL_DTYPE_HANDLE || tb.code == TL_DTYPE_HANDLE) {
-    tl__eerr(E, at, "cannot combine %s and %s", tl_dtype_name(ta, na, sizeof na), tl_dtype_name(tb, nb, sizeof nb));
+    tl__elab_error(E, at, "cannot combine %s and %s", tl_dtype_name(ta, na, sizeof na), tl_dtype_name(tb, nb, sizeof nb));
     return false;
   }
   tl_dtype t;
@@ -567,7 +567,7 @@ bool tl__promote(tl__elab *E, tl__pos at, tl_ir_expr **a, tl_ir_expr **b) {
     else t = ta.bits > tb.bits ? ta : tb;
   } else {
     if (ta.bits == tb.bits) {
-      tl__eerr(E, at, "cannot combine %s and %s (cast one side with T.Cast)", tl_dtype_name(ta, na, sizeof na),
+      tl__elab_error(E, at, "cannot combine %s and %s (cast one side with T.Cast)", tl_dtype_name(ta, na, sizeof na),
                tl_dtype_name(tb, nb, sizeof nb));
       return false;
     }
@@ -606,13 +606,13 @@ tl__val *tl__binop(tl__elab *E, const tl__ast_expr *at_e, tl__ast_op op, tl__val
   tl__pos at = POS(at_e);
   if (tl__val_is_py(a) && tl__val_is_py(b)) return tl__py_binop(E, at, op, a, b);
   if (op == AOP_IN || op == AOP_NOTIN || op == AOP_IS || op == AOP_ISNOT) {
-    tl__eerr(E, at, "'%s' is not supported on run-time values", tl__ast_op_str(op));
+    tl__elab_error(E, at, "'%s' is not supported on run-time values", tl__ast_op_str(op));
     return NULL;
   }
   if ((tl__val_is_py(a) && !(a->kind == V_INT || a->kind == V_FLOAT || a->kind == V_BOOL)) ||
       (tl__val_is_py(b) && !(b->kind == V_INT || b->kind == V_FLOAT || b->kind == V_BOOL))) {
     const tl__val *bad = tl__val_is_py(a) ? a : b;
-    tl__eerr(E, at, "unsupported operand for %s: %s", tl__ast_op_str(op), tl__vdesc(E, bad));
+    tl__elab_error(E, at, "unsupported operand for %s: %s", tl__ast_op_str(op), tl__val_describe(E, bad));
     return NULL;
   }
   tl_ir_expr *ea, *eb;
@@ -632,37 +632,37 @@ tl__val *tl__binop(tl__elab *E, const tl__ast_expr *at_e, tl__ast_op op, tl__val
   tl_dtype t = ea->dtype;
   char dt[32];
   bool is_int = tl_dtype_is_int(t), is_float = tl_dtype_is_float(t), is_bool = tl_dtype_is_bool(t);
-  tl__eloc(E, at);
+  tl__elab_at(E, at);
   switch (op) {
     case AOP_POW:
       if (!is_float) {
-        tl__eerr(E, at, "'**' on %s expressions is not supported (T.pow works on floats)", tl_dtype_name(t, dt, sizeof dt));
+        tl__elab_error(E, at, "'**' on %s expressions is not supported (T.pow works on floats)", tl_dtype_name(t, dt, sizeof dt));
         return NULL;
       } else {
         tl_ir_expr *args[2] = {ea, eb};
-        return tl__vexpr(E, tl_ir_call(E->mod, TL_OP_POW, t, 2, args));
+        return tl__val_expr(E, tl_ir_call(E->mod, TL_OP_POW, t, 2, args));
       }
     case AOP_DIV:
       if (!is_float) {
-        tl__eerr(E, at, "'/' on integer expressions is ambiguous: use '//' (floor division) or T.truncdiv");
+        tl__elab_error(E, at, "'/' on integer expressions is ambiguous: use '//' (floor division) or T.truncdiv");
         return NULL;
       }
       break;
     case AOP_LSHIFT: case AOP_RSHIFT:
       if (!is_int) {
-        tl__eerr(E, at, "'%s' needs integer operands, got %s", tl__ast_op_str(op), tl_dtype_name(t, dt, sizeof dt));
+        tl__elab_error(E, at, "'%s' needs integer operands, got %s", tl__ast_op_str(op), tl_dtype_name(t, dt, sizeof dt));
         return NULL;
       }
       break;
     case AOP_BITAND: case AOP_BITOR: case AOP_BITXOR:
       if (!is_int && !is_bool) {
-        tl__eerr(E, at, "'%s' needs integer or boolean operands, got %s", tl__ast_op_str(op), tl_dtype_name(t, dt, sizeof dt));
+        tl__elab_error(E, at, "'%s' needs integer or boolean operands, got %s", tl__ast_op_str(op), tl_dtype_name(t, dt, sizeof dt));
         return NULL;
       }
       break;
     case AOP_ADD: case AOP_SUB: case AOP_MUL: case AOP_FLOORDIV: case AOP_MOD:
       if (is_bool) {
-        tl__eerr(E, at, "arithmetic on booleans is not supported (cast with T.Cast first)");
+        tl__elab_error(E, at, "arithmetic on booleans is not supported (cast with T.Cast first)");
         return NULL;
       }
       break;
@@ -670,28 +670,28 @@ tl__val *tl__binop(tl__elab *E, const tl__ast_expr *at_e, tl__ast_op op, tl__val
   }
   tl_ir_binop bop;
   if (!ir_binop(op, &bop)) {
-    tl__eerr(E, at, "operator '%s' is not supported here", tl__ast_op_str(op));
+    tl__elab_error(E, at, "operator '%s' is not supported here", tl__ast_op_str(op));
     return NULL;
   }
-  return tl__vexpr(E, tl_ir_binary(E->mod, bop, ea, eb));
+  return tl__val_expr(E, tl_ir_binary(E->mod, bop, ea, eb));
 }
 
 bool tl__shape(tl__elab *E, const tl__val *v, tl__pos at, uint32_t *ndim, tl_ir_expr ***shape) {
   uint32_t n = v->kind == V_TUPLE ? v->u.tup.n : 1;
   if (n == 0) {
-    tl__eerr(E, at, "a shape needs at least one dimension");
+    tl__elab_error(E, at, "a shape needs at least one dimension");
     return false;
   }
   if (v->kind != V_TUPLE && !(v->kind == V_INT || v->kind == V_EXPR || v->kind == V_VAR || v->kind == V_SYMBOLIC)) {
-    tl__eerr(E, at, "expected a shape (a tuple of dimensions), got %s", tl__vdesc(E, v));
+    tl__elab_error(E, at, "expected a shape (a tuple of dimensions), got %s", tl__val_describe(E, v));
     return false;
   }
-  tl_ir_expr **sh = tl__palloc(E->p, sizeof *sh * n);
+  tl_ir_expr **sh = tl__parse_alloc(E->p, sizeof *sh * n);
   if (!sh) return false;
   for (uint32_t i = 0; i < n; i++) {
     const tl__val *d = v->kind == V_TUPLE ? v->u.tup.items[i] : v;
     if (d->kind == V_INT && d->u.i < 0) {
-      tl__eerr(E, at, "dimension %u of the shape is negative (%lld)", i, (long long)d->u.i);
+      tl__elab_error(E, at, "dimension %u of the shape is negative (%lld)", i, (long long)d->u.i);
       return false;
     }
     sh[i] = tl__to_index(E, d, at, "a dimension");

@@ -14,8 +14,8 @@ static tl_status parse_n(const char *source, size_t len, const char *filename, c
     return tl__error(TL_EINVAL, "tl_ir_parse: opts->struct_size (%zu) is too small", opts->struct_size);
   if (opts && opts->nconsts && !opts->consts)
     return tl__error(TL_EINVAL, "tl_ir_parse: opts->consts is NULL but nconsts is %zu", opts->nconsts);
-  tl__pctx p;
-  tl__pctx_init(&p, source, len, filename);
+  tl__parse_ctx p;
+  tl__parse_ctx_init(&p, source, len, filename);
   tl__vec toks = TL__VEC_INIT(tl__tok);
   tl__ast_block file = {0, NULL};
   tl_ir_module *mod = NULL;
@@ -25,7 +25,7 @@ static tl_status parse_n(const char *source, size_t len, const char *filename, c
   }
   tl_status s = p.status;
   tl__vec_free(&toks);
-  tl__pctx_free(&p);
+  tl__parse_ctx_free(&p);
   if (s != TL_OK) {
     tl_ir_module_free(mod);
     return s;

@@ -33,7 +33,7 @@ bool tl__tok_is_keyword(const tl__tok *t) {
 }
 
 typedef struct lexer {
-  tl__pctx *p;
+  tl__parse_ctx *p;
   tl__vec *toks;
   size_t pos;
   uint32_t line, col;
@@ -70,7 +70,7 @@ static void eat_newline(lexer *L) {
   L->col = 1;
 }
 
-#define LERR(L, line, col, ...) tl__perr((L)->p, (line), (col), __VA_ARGS__)
+#define LERR(L, line, col, ...) tl__parse_error((L)->p, (line), (col), __VA_ARGS__)
 
 static tl__tok *push(lexer *L, tl__tok_kind kind, uint32_t line, uint32_t col, size_t off) {
   tl__tok t = {0};
@@ -80,7 +80,7 @@ static tl__tok *push(lexer *L, tl__tok_kind kind, uint32_t line, uint32_t col, s
   t.off = (uint32_t)off;
   t.len = (uint32_t)(L->pos - off);
   if (tl__vec_push(L->toks, &t) != TL_OK) {
-    tl__poom(L->p);
+    tl__parse_oom(L->p);
     return NULL;
   }
   if (kind != TK_NEWLINE && kind != TK_INDENT && kind != TK_DEDENT) L->line_has_tokens = true;
@@ -118,7 +118,7 @@ static tl_status lex_string(lexer *L, uint32_t line, uint32_t col, size_t off, u
   if (triple) { adv(L); adv(L); }
   /* Decoded text is never longer than the source text. */
   size_t cap = L->p->len - L->pos + 1;
-  char *buf = tl__palloc(L->p, cap);
+  char *buf = tl__parse_alloc(L->p, cap);
   if (!buf) return L->p->status;
   size_t n = 0;
   bool raw = (flags & TL__STR_RAW) != 0;
@@ -350,7 +350,7 @@ static tl_status lex_op(lexer *L) {
       }
       char open = L->brackets[L->nbrackets - 1].c;
       if (closer_of(open)[0] != c) {
-        return tl__perr(L->p, line, col, "closing parenthesis '%c' does not match opening parenthesis '%c'", c, open);
+        return tl__parse_error(L->p, line, col, "closing parenthesis '%c' does not match opening parenthesis '%c'", c, open);
       }
       L->nbrackets--;
     }
@@ -363,8 +363,8 @@ static tl_status lex_op(lexer *L) {
   }
   int c = cur(L);
   if (c == '!') return LERR(L, line, col, "invalid syntax: '!' (use 'not' or '!=')");
-  if (c >= 0x20 && c < 0x7F) return tl__perr(L->p, line, col, "invalid character '%c'", c);
-  return tl__perr(L->p, line, col, "invalid character (byte 0x%02x)", (unsigned)c);
+  if (c >= 0x20 && c < 0x7F) return tl__parse_error(L->p, line, col, "invalid character '%c'", c);
+  return tl__parse_error(L->p, line, col, "invalid character (byte 0x%02x)", (unsigned)c);
 }
 
 /* Measures the indentation at the start of a logical line and emits INDENT/DEDENTs.
@@ -424,8 +424,8 @@ static tl_status line_start(lexer *L, bool *eof) {
   }
 }
 
-tl_status tl__lex(tl__pctx *p, tl__vec *toks) {
-  if (p->len > TL__PARSE_MAX_SOURCE) return tl__perr(p, 0, 0, "source too large (%zu bytes)", p->len);
+tl_status tl__lex(tl__parse_ctx *p, tl__vec *toks) {
+  if (p->len > TL__PARSE_MAX_SOURCE) return tl__parse_error(p, 0, 0, "source too large (%zu bytes)", p->len);
   lexer L = {0};
   L.p = p;
   L.toks = toks;
@@ -480,7 +480,7 @@ tl_status tl__lex(tl__pctx *p, tl__vec *toks) {
     uint32_t line = L.line, col = L.col;
     size_t off = L.pos;
     if (ident_start(c)) {
-      if (c >= 0x80 && c < 0xC2) return tl__perr(p, line, col, "invalid character (byte 0x%02x)", (unsigned)c);
+      if (c >= 0x80 && c < 0xC2) return tl__parse_error(p, line, col, "invalid character (byte 0x%02x)", (unsigned)c);
       while (ident_char(cur(&L))) adv(&L);
       size_t n = L.pos - off;
       int q = cur(&L);

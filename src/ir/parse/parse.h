@@ -7,7 +7,7 @@
  *
  * Every phase allocates in the context's arena, which dies when parsing ends;
  * the IR lives in the module's arena. Errors are reported once, at their line and
- * column, through tl__perr (message, source line, caret). */
+ * column, through tl__parse_error (message, source line, caret). */
 #ifndef TL_IR_PARSE_PARSE_H
 #define TL_IR_PARSE_PARSE_H
 
@@ -28,25 +28,25 @@
 
 /* ------------------------------------------------------------------ context */
 
-typedef struct tl__pctx {
+typedef struct tl__parse_ctx {
   const char *src; /* NUL-terminated source */
   size_t len;
   const char *file; /* as given by the caller (for messages) */
   tl__arena arena;  /* tokens' strings, the AST, elaboration values */
   tl_status status; /* TL_OK until the first error */
-} tl__pctx;
+} tl__parse_ctx;
 
-void tl__pctx_init(tl__pctx *p, const char *src, size_t len, const char *file);
-void tl__pctx_free(tl__pctx *p);
+void tl__parse_ctx_init(tl__parse_ctx *p, const char *src, size_t len, const char *file);
+void tl__parse_ctx_free(tl__parse_ctx *p);
 /* Records an error at line:col (1-based; col counts characters): the message is
  * "file:line:col: msg", then the source line and a caret under the column. Only
  * the first error is kept. Returns the context's status. */
-tl_status tl__perr(tl__pctx *p, uint32_t line, uint32_t col, const char *fmt, ...) TL_PRINTF(4, 5);
+tl_status tl__parse_error(tl__parse_ctx *p, uint32_t line, uint32_t col, const char *fmt, ...) TL_PRINTF(4, 5);
 /* Records out of memory (keeps an earlier error). */
-tl_status tl__poom(tl__pctx *p);
+tl_status tl__parse_oom(tl__parse_ctx *p);
 /* Zeroed arena memory; NULL after recording out of memory. */
-void *tl__palloc(tl__pctx *p, size_t n);
-char *tl__pstrndup(tl__pctx *p, const char *s, size_t n);
+void *tl__parse_alloc(tl__parse_ctx *p, size_t n);
+char *tl__pstrndup(tl__parse_ctx *p, const char *s, size_t n);
 
 /* ------------------------------------------------------------------ tokens */
 
@@ -76,7 +76,7 @@ typedef struct tl__tok {
 } tl__tok;
 
 /* Tokenizes p->src into toks (a tl__vec of tl__tok), ending with TK_EOF. */
-tl_status tl__lex(tl__pctx *p, tl__vec *toks);
+tl_status tl__lex(tl__parse_ctx *p, tl__vec *toks);
 bool tl__tok_is_keyword(const tl__tok *t);
 
 /* ------------------------------------------------------------------ AST */
@@ -186,16 +186,16 @@ struct tl__ast_stmt {
 /* Parses a whole file into its top-level block. Top-level functions that are
  * neither kernels nor factories and the `if __name__ == "__main__":` block are
  * skipped token by token (see docs/frontend.md). */
-tl_status tl__parse_file(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out);
+tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out);
 /* Parses a single expression (the whole token list, which must end there). */
-tl_status tl__parse_expr_only(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out);
+tl_status tl__parse_expr_only(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out);
 /* Structural equality of two expressions (positions ignored). */
 bool tl__ast_expr_equal(const tl__ast_expr *a, const tl__ast_expr *b);
 
 /* ------------------------------------------------------------------ elaboration */
 
 /* Elaborates a parsed file into mod (one function per kernel, factory and jit function). */
-tl_status tl__elab_module(tl__pctx *p, const tl__ast_block *file, const tl_ir_parse_options *opts,
+tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_ir_parse_options *opts,
                           tl_ir_module *mod);
 
 #endif

@@ -7,16 +7,16 @@
 #include "parse.h"
 
 typedef struct tl__parser {
-  tl__pctx *p;
+  tl__parse_ctx *p;
   const tl__tok *t;
   size_t n, i;
   int depth;       /* expression recursion */
   int block_depth; /* nested suites */
 } tl__parser;
 
-static inline const tl__tok *tl__pk(const tl__parser *P) { return &P->t[P->i < P->n ? P->i : P->n - 1]; }
-static inline const tl__tok *tl__pk2(const tl__parser *P) { return &P->t[P->i + 1 < P->n ? P->i + 1 : P->n - 1]; }
-static inline void tl__padv(tl__parser *P) {
+static inline const tl__tok *tl__peek(const tl__parser *P) { return &P->t[P->i < P->n ? P->i : P->n - 1]; }
+static inline const tl__tok *tl__peek_next(const tl__parser *P) { return &P->t[P->i + 1 < P->n ? P->i + 1 : P->n - 1]; }
+static inline void tl__advance(tl__parser *P) {
   if (P->i + 1 < P->n) P->i++;
 }
 static inline bool tl__tok_op(const tl__tok *t, const char *op) { return t->kind == TK_OP && strcmp(t->s, op) == 0; }

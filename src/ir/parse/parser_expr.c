@@ -48,16 +48,16 @@ tl_status tl__perr_tok(tl__parser *P, const tl__tok *t, const char *fmt, ...) {
   va_start(ap, fmt);
   msg = tl__vformat(fmt, ap);
   va_end(ap);
-  if (!msg) return tl__poom(P->p);
-  tl_status s = tl__perr(P->p, t->line, t->col, "%s", msg);
+  if (!msg) return tl__parse_oom(P->p);
+  tl_status s = tl__parse_error(P->p, t->line, t->col, "%s", msg);
   tl__free(msg);
   return s;
 }
 
 bool tl__pexpect_op(tl__parser *P, const char *op) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (tl__tok_op(t, op)) {
-    tl__padv(P);
+    tl__advance(P);
     return true;
   }
   tl__perr_tok(P, t, "expected '%s', found %s", op, tl__tok_desc(P, t));
@@ -65,7 +65,7 @@ bool tl__pexpect_op(tl__parser *P, const char *op) {
 }
 
 tl__ast_expr *tl__ast_new_expr(tl__parser *P, tl__ast_ekind kind, const tl__tok *at) {
-  tl__ast_expr *e = tl__palloc(P->p, sizeof *e);
+  tl__ast_expr *e = tl__parse_alloc(P->p, sizeof *e);
   if (!e) return NULL;
   e->kind = (uint8_t)kind;
   e->line = at->line;
@@ -76,7 +76,7 @@ tl__ast_expr *tl__ast_new_expr(tl__parser *P, tl__ast_ekind kind, const tl__tok 
 
 bool tl__ast_set_depth(tl__parser *P, tl__ast_expr *e, int child_depth) {
   if (child_depth + 1 > TL__PARSE_MAX_EXPR_DEPTH) {
-    tl__perr(P->p, e->line, e->col, "expression nested too deeply (more than %d levels)", TL__PARSE_MAX_EXPR_DEPTH);
+    tl__parse_error(P->p, e->line, e->col, "expression nested too deeply (more than %d levels)", TL__PARSE_MAX_EXPR_DEPTH);
     return false;
   }
   if (child_depth + 1 > e->depth) e->depth = (uint16_t)(child_depth + 1);
@@ -91,7 +91,7 @@ static int dmax(const tl__ast_expr *a, const tl__ast_expr *b) {
 /* Copies a vec of pointers into the arena. */
 static void *to_array(tl__parser *P, tl__vec *v) {
   if (v->len == 0) return NULL;
-  void *a = tl__palloc(P->p, v->len * v->elem);
+  void *a = tl__parse_alloc(P->p, v->len * v->elem);
   if (a) memcpy(a, v->data, v->len * v->elem);
   return a;
 }
@@ -99,8 +99,8 @@ static void *to_array(tl__parser *P, tl__vec *v) {
 /* Guards recursion: every recursive entry point goes through here. */
 static bool enter(tl__parser *P) {
   if (++P->depth > TL__PARSE_MAX_EXPR_DEPTH) {
-    const tl__tok *t = tl__pk(P);
-    tl__perr(P->p, t->line, t->col, "expression nested too deeply (more than %d levels)", TL__PARSE_MAX_EXPR_DEPTH);
+    const tl__tok *t = tl__peek(P);
+    tl__parse_error(P->p, t->line, t->col, "expression nested too deeply (more than %d levels)", TL__PARSE_MAX_EXPR_DEPTH);
     return false;
   }
   return true;
@@ -136,22 +136,22 @@ static tl__ast_expr *unsupported(tl__parser *P, const tl__tok *t, const char *wh
 
 tl__ast_expr *tl__parse_test(tl__parser *P) {
   ENTER();
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (tl__tok_kw(t, "lambda")) return LEAVE(unsupported(P, t, "lambda"));
   tl__ast_expr *a = parse_or(P);
   if (!a) return LEAVE(NULL);
-  const tl__tok *n = tl__pk(P);
+  const tl__tok *n = tl__peek(P);
   if (tl__tok_op(n, ":=")) return LEAVE(unsupported(P, n, "the assignment expression ':='"));
   if (!tl__tok_kw(n, "if")) return LEAVE(a);
-  tl__padv(P);
+  tl__advance(P);
   tl__ast_expr *cond = parse_or(P);
   if (!cond) return LEAVE(NULL);
-  const tl__tok *el = tl__pk(P);
+  const tl__tok *el = tl__peek(P);
   if (!tl__tok_kw(el, "else")) {
     tl__perr_tok(P, el, "expected 'else' after 'if' expression, found %s", tl__tok_desc(P, el));
     return LEAVE(NULL);
   }
-  tl__padv(P);
+  tl__advance(P);
   tl__ast_expr *f = tl__parse_test(P);
   if (!f) return LEAVE(NULL);
   tl__ast_expr *e = tl__ast_new_expr(P, AE_IFEXP, t);
@@ -168,9 +168,9 @@ static tl__ast_expr *parse_not(tl__parser *P);
 
 static tl__ast_expr *parse_or(tl__parser *P) {
   tl__ast_expr *a = parse_and(P);
-  while (a && tl__tok_kw(tl__pk(P), "or")) {
-    const tl__tok *t = tl__pk(P);
-    tl__padv(P);
+  while (a && tl__tok_kw(tl__peek(P), "or")) {
+    const tl__tok *t = tl__peek(P);
+    tl__advance(P);
     a = binary(P, AE_BOOLOP, AOP_OR, a, parse_and(P), t);
   }
   return a;
@@ -178,41 +178,41 @@ static tl__ast_expr *parse_or(tl__parser *P) {
 
 static tl__ast_expr *parse_and(tl__parser *P) {
   tl__ast_expr *a = parse_not(P);
-  while (a && tl__tok_kw(tl__pk(P), "and")) {
-    const tl__tok *t = tl__pk(P);
-    tl__padv(P);
+  while (a && tl__tok_kw(tl__peek(P), "and")) {
+    const tl__tok *t = tl__peek(P);
+    tl__advance(P);
     a = binary(P, AE_BOOLOP, AOP_AND, a, parse_not(P), t);
   }
   return a;
 }
 
 static bool comp_op(tl__parser *P, tl__ast_op *op) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   static const struct { const char *s; tl__ast_op op; } ops[] = {
     {"==", AOP_EQ}, {"!=", AOP_NE}, {"<", AOP_LT}, {"<=", AOP_LE}, {">", AOP_GT}, {">=", AOP_GE},
   };
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (tl__tok_op(t, ops[i].s)) {
-      tl__padv(P);
+      tl__advance(P);
       *op = ops[i].op;
       return true;
     }
   if (tl__tok_kw(t, "in")) {
-    tl__padv(P);
+    tl__advance(P);
     *op = AOP_IN;
     return true;
   }
-  if (tl__tok_kw(t, "not") && tl__tok_kw(tl__pk2(P), "in")) {
-    tl__padv(P);
-    tl__padv(P);
+  if (tl__tok_kw(t, "not") && tl__tok_kw(tl__peek_next(P), "in")) {
+    tl__advance(P);
+    tl__advance(P);
     *op = AOP_NOTIN;
     return true;
   }
   if (tl__tok_kw(t, "is")) {
-    tl__padv(P);
+    tl__advance(P);
     *op = AOP_IS;
-    if (tl__tok_kw(tl__pk(P), "not")) {
-      tl__padv(P);
+    if (tl__tok_kw(tl__peek(P), "not")) {
+      tl__advance(P);
       *op = AOP_ISNOT;
     }
     return true;
@@ -221,7 +221,7 @@ static bool comp_op(tl__parser *P, tl__ast_op *op) {
 }
 
 static tl__ast_expr *parse_comparison(tl__parser *P) {
-  const tl__tok *start = tl__pk(P);
+  const tl__tok *start = tl__peek(P);
   tl__ast_expr *first = parse_bitor(P);
   if (!first) return NULL;
   tl__ast_op op;
@@ -248,7 +248,7 @@ static tl__ast_expr *parse_comparison(tl__parser *P) {
   if (!e->u.cmp.ops || !e->u.cmp.operands || !tl__ast_set_depth(P, e, d)) e = NULL;
   goto done;
 oom:
-  tl__poom(P->p);
+  tl__parse_oom(P->p);
   e = NULL;
 done:
   tl__vec_free(&ops);
@@ -257,10 +257,10 @@ done:
 }
 
 static tl__ast_expr *parse_not(tl__parser *P) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (!tl__tok_kw(t, "not")) return parse_comparison(P);
   ENTER();
-  tl__padv(P);
+  tl__advance(P);
   tl__ast_expr *a = parse_not(P);
   if (!a) return LEAVE(NULL);
   tl__ast_expr *e = tl__ast_new_expr(P, AE_UNOP, t);
@@ -276,13 +276,13 @@ static tl__ast_expr *left_assoc(tl__parser *P, level_fn next, const char *const 
                                 size_t nops) {
   tl__ast_expr *a = next(P);
   while (a) {
-    const tl__tok *t = tl__pk(P);
+    const tl__tok *t = tl__peek(P);
     size_t k = nops;
     for (size_t i = 0; i < nops; i++)
       if (tl__tok_op(t, ops[i])) k = i;
     if (k == nops) break;
     if (tl__tok_op(t, "@")) return unsupported(P, t, "the matrix multiplication operator '@'");
-    tl__padv(P);
+    tl__advance(P);
     a = binary(P, AE_BINOP, codes[k], a, next(P), t);
   }
   return a;
@@ -322,14 +322,14 @@ static tl__ast_expr *parse_bitor(tl__parser *P) {
 static tl__ast_expr *parse_power(tl__parser *P);
 
 static tl__ast_expr *parse_factor(tl__parser *P) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   tl__ast_op op;
   if (tl__tok_op(t, "-")) op = AOP_NEG;
   else if (tl__tok_op(t, "+")) op = AOP_POS;
   else if (tl__tok_op(t, "~")) op = AOP_INVERT;
   else return parse_power(P);
   ENTER();
-  tl__padv(P);
+  tl__advance(P);
   tl__ast_expr *a = parse_factor(P);
   if (!a) return LEAVE(NULL);
   tl__ast_expr *e = tl__ast_new_expr(P, AE_UNOP, t);
@@ -344,10 +344,10 @@ static tl__ast_expr *parse_primary(tl__parser *P);
 static tl__ast_expr *parse_power(tl__parser *P) {
   tl__ast_expr *a = parse_primary(P);
   if (!a) return NULL;
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (!tl__tok_op(t, "**")) return a;
   ENTER();
-  tl__padv(P);
+  tl__advance(P);
   tl__ast_expr *b = parse_factor(P); /* right-associative; binds unary on its right */
   return LEAVE(binary(P, AE_BINOP, AOP_POW, a, b, t));
 }
@@ -356,16 +356,16 @@ static tl__ast_expr *parse_power(tl__parser *P) {
  * *trailing_comma tells "(x,)" from "(x)". */
 static bool parse_items(tl__parser *P, const char *close, tl__vec *items, bool *comma) {
   *comma = false;
-  while (!tl__tok_op(tl__pk(P), close)) {
-    const tl__tok *t = tl__pk(P);
+  while (!tl__tok_op(tl__peek(P), close)) {
+    const tl__tok *t = tl__peek(P);
     if (tl__tok_op(t, "*")) return unsupported(P, t, "starred expressions"), false;
     tl__ast_expr *e = tl__parse_test(P);
     if (!e) return false;
-    if (tl__tok_kw(tl__pk(P), "for")) return unsupported(P, tl__pk(P), "comprehensions"), false;
-    if (tl__vec_push(items, &e) != TL_OK) return tl__poom(P->p), false;
-    if (!tl__tok_op(tl__pk(P), ",")) break;
+    if (tl__tok_kw(tl__peek(P), "for")) return unsupported(P, tl__peek(P), "comprehensions"), false;
+    if (tl__vec_push(items, &e) != TL_OK) return tl__parse_oom(P->p), false;
+    if (!tl__tok_op(tl__peek(P), ",")) break;
     *comma = true;
-    tl__padv(P);
+    tl__advance(P);
   }
   return tl__pexpect_op(P, close);
 }
@@ -388,33 +388,33 @@ static tl__ast_expr *parse_dict(tl__parser *P, const tl__tok *open) {
   tl__vec keys = TL__VEC_INIT(tl__ast_expr *), vals = TL__VEC_INIT(tl__ast_expr *);
   tl__ast_expr *e = NULL;
   int d = 0;
-  while (!tl__tok_op(tl__pk(P), "}")) {
-    const tl__tok *t = tl__pk(P);
+  while (!tl__tok_op(tl__peek(P), "}")) {
+    const tl__tok *t = tl__peek(P);
     if (tl__tok_op(t, "**")) {
       unsupported(P, t, "dictionary unpacking");
       goto done;
     }
     tl__ast_expr *k = tl__parse_test(P);
     if (!k) goto done;
-    if (!tl__tok_op(tl__pk(P), ":")) {
+    if (!tl__tok_op(tl__peek(P), ":")) {
       unsupported(P, open, "set literals");
       goto done;
     }
-    tl__padv(P);
+    tl__advance(P);
     tl__ast_expr *v = tl__parse_test(P);
     if (!v) goto done;
-    if (tl__tok_kw(tl__pk(P), "for")) {
-      unsupported(P, tl__pk(P), "comprehensions");
+    if (tl__tok_kw(tl__peek(P), "for")) {
+      unsupported(P, tl__peek(P), "comprehensions");
       goto done;
     }
     if (k->depth > d) d = k->depth;
     if (v->depth > d) d = v->depth;
     if (tl__vec_push(&keys, &k) != TL_OK || tl__vec_push(&vals, &v) != TL_OK) {
-      tl__poom(P->p);
+      tl__parse_oom(P->p);
       goto done;
     }
-    if (!tl__tok_op(tl__pk(P), ",")) break;
-    tl__padv(P);
+    if (!tl__tok_op(tl__peek(P), ",")) break;
+    tl__advance(P);
   }
   if (!tl__pexpect_op(P, "}")) goto done;
   e = tl__ast_new_expr(P, AE_DICT, open);
@@ -431,7 +431,7 @@ done:
 }
 
 static tl__ast_expr *parse_strings(tl__parser *P) {
-  const tl__tok *first = tl__pk(P);
+  const tl__tok *first = tl__peek(P);
   size_t total = 0;
   size_t j = P->i;
   bool f = false;
@@ -442,7 +442,7 @@ static tl__ast_expr *parse_strings(tl__parser *P) {
     total += t->slen;
     j++;
   }
-  char *s = tl__palloc(P->p, total + 1);
+  char *s = tl__parse_alloc(P->p, total + 1);
   if (!s) return NULL;
   size_t n = 0;
   for (; P->i < j; P->i++) {
@@ -459,18 +459,18 @@ static tl__ast_expr *parse_strings(tl__parser *P) {
 }
 
 static tl__ast_expr *parse_atom(tl__parser *P) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   tl__ast_expr *e;
   switch (t->kind) {
     case TK_INT:
       e = tl__ast_new_expr(P, AE_INT, t);
       if (e) e->u.i = t->ival;
-      tl__padv(P);
+      tl__advance(P);
       return e;
     case TK_FLOAT:
       e = tl__ast_new_expr(P, AE_FLOAT, t);
       if (e) e->u.f = t->fval;
-      tl__padv(P);
+      tl__advance(P);
       return e;
     case TK_STRING:
       return parse_strings(P);
@@ -478,12 +478,12 @@ static tl__ast_expr *parse_atom(tl__parser *P) {
       if (tl__tok_kw(t, "True") || tl__tok_kw(t, "False")) {
         e = tl__ast_new_expr(P, AE_BOOL, t);
         if (e) e->u.b = t->s[0] == 'T';
-        tl__padv(P);
+        tl__advance(P);
         return e;
       }
       if (tl__tok_kw(t, "None")) {
         e = tl__ast_new_expr(P, AE_NONE, t);
-        tl__padv(P);
+        tl__advance(P);
         return e;
       }
       if (tl__tok_kw(t, "lambda")) return unsupported(P, t, "lambda");
@@ -495,7 +495,7 @@ static tl__ast_expr *parse_atom(tl__parser *P) {
       }
       e = tl__ast_new_expr(P, AE_NAME, t);
       if (e) e->u.name = t->s;
-      tl__padv(P);
+      tl__advance(P);
       return e;
     case TK_OP:
       break;
@@ -505,12 +505,12 @@ static tl__ast_expr *parse_atom(tl__parser *P) {
   }
   if (tl__tok_op(t, "(") || tl__tok_op(t, "[")) {
     bool paren = tl__tok_op(t, "(");
-    tl__padv(P);
+    tl__advance(P);
     tl__vec items = TL__VEC_INIT(tl__ast_expr *);
     bool comma;
     e = NULL;
-    if (paren && tl__tok_kw(tl__pk(P), "yield")) {
-      unsupported(P, tl__pk(P), "yield");
+    if (paren && tl__tok_kw(tl__peek(P), "yield")) {
+      unsupported(P, tl__peek(P), "yield");
     } else if (parse_items(P, paren ? ")" : "]", &items, &comma)) {
       if (paren && items.len == 1 && !comma) e = TL__VEC_AT(&items, tl__ast_expr *, 0);
       else e = make_seq(P, paren ? AE_TUPLE : AE_LIST, t, &items);
@@ -519,7 +519,7 @@ static tl__ast_expr *parse_atom(tl__parser *P) {
     return e;
   }
   if (tl__tok_op(t, "{")) {
-    tl__padv(P);
+    tl__advance(P);
     return parse_dict(P, t);
   }
   if (tl__tok_op(t, "...")) return unsupported(P, t, "the ellipsis '...'");
@@ -532,25 +532,25 @@ static bool parse_call_args(tl__parser *P, tl__ast_expr *call) {
   tl__vec args = TL__VEC_INIT(tl__ast_expr *), kwn = TL__VEC_INIT(const char *), kwv = TL__VEC_INIT(tl__ast_expr *);
   bool ok = false;
   int d = call->u.call.fn->depth;
-  while (!tl__tok_op(tl__pk(P), ")")) {
-    const tl__tok *t = tl__pk(P);
+  while (!tl__tok_op(tl__peek(P), ")")) {
+    const tl__tok *t = tl__peek(P);
     if (tl__tok_op(t, "*") || tl__tok_op(t, "**")) {
       unsupported(P, t, "argument unpacking (*args, **kwargs)");
       goto done;
     }
-    if (t->kind == TK_NAME && !tl__tok_is_keyword(t) && tl__tok_op(tl__pk2(P), "=")) {
+    if (t->kind == TK_NAME && !tl__tok_is_keyword(t) && tl__tok_op(tl__peek_next(P), "=")) {
       for (size_t i = 0; i < kwn.len; i++)
         if (strcmp(TL__VEC_AT(&kwn, const char *, i), t->s) == 0) {
           tl__perr_tok(P, t, "keyword argument repeated: %s", t->s);
           goto done;
         }
-      tl__padv(P);
-      tl__padv(P);
+      tl__advance(P);
+      tl__advance(P);
       tl__ast_expr *v = tl__parse_test(P);
       if (!v) goto done;
       if (v->depth > d) d = v->depth;
       if (tl__vec_push(&kwn, &t->s) != TL_OK || tl__vec_push(&kwv, &v) != TL_OK) {
-        tl__poom(P->p);
+        tl__parse_oom(P->p);
         goto done;
       }
     } else {
@@ -560,18 +560,18 @@ static bool parse_call_args(tl__parser *P, tl__ast_expr *call) {
       }
       tl__ast_expr *a = tl__parse_test(P);
       if (!a) goto done;
-      if (tl__tok_kw(tl__pk(P), "for")) {
-        unsupported(P, tl__pk(P), "comprehensions");
+      if (tl__tok_kw(tl__peek(P), "for")) {
+        unsupported(P, tl__peek(P), "comprehensions");
         goto done;
       }
       if (a->depth > d) d = a->depth;
       if (tl__vec_push(&args, &a) != TL_OK) {
-        tl__poom(P->p);
+        tl__parse_oom(P->p);
         goto done;
       }
     }
-    if (!tl__tok_op(tl__pk(P), ",")) break;
-    tl__padv(P);
+    if (!tl__tok_op(tl__peek(P), ",")) break;
+    tl__advance(P);
   }
   if (!tl__pexpect_op(P, ")")) goto done;
   call->u.call.nargs = (uint32_t)args.len;
@@ -590,22 +590,22 @@ done:
 
 /* One subscript item: an expression or a slice lo:hi[:step]. */
 static tl__ast_expr *parse_slice_item(tl__parser *P) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   tl__ast_expr *lo = NULL;
   if (!tl__tok_op(t, ":")) {
     lo = tl__parse_test(P);
-    if (!lo || !tl__tok_op(tl__pk(P), ":")) return lo;
+    if (!lo || !tl__tok_op(tl__peek(P), ":")) return lo;
   }
-  tl__padv(P); /* ':' */
+  tl__advance(P); /* ':' */
   tl__ast_expr *hi = NULL, *step = NULL;
-  const tl__tok *n = tl__pk(P);
+  const tl__tok *n = tl__peek(P);
   if (!tl__tok_op(n, ":") && !tl__tok_op(n, ",") && !tl__tok_op(n, "]")) {
     hi = tl__parse_test(P);
     if (!hi) return NULL;
   }
-  if (tl__tok_op(tl__pk(P), ":")) {
-    tl__padv(P);
-    n = tl__pk(P);
+  if (tl__tok_op(tl__peek(P), ":")) {
+    tl__advance(P);
+    n = tl__peek(P);
     if (!tl__tok_op(n, ",") && !tl__tok_op(n, "]")) {
       step = tl__parse_test(P);
       if (!step) return NULL;
@@ -624,16 +624,16 @@ static tl__ast_expr *parse_subscript(tl__parser *P, const tl__tok *open) {
   tl__vec items = TL__VEC_INIT(tl__ast_expr *);
   tl__ast_expr *e = NULL;
   bool comma = false;
-  while (!tl__tok_op(tl__pk(P), "]")) {
+  while (!tl__tok_op(tl__peek(P), "]")) {
     tl__ast_expr *it = parse_slice_item(P);
     if (!it) goto done;
     if (tl__vec_push(&items, &it) != TL_OK) {
-      tl__poom(P->p);
+      tl__parse_oom(P->p);
       goto done;
     }
-    if (!tl__tok_op(tl__pk(P), ",")) break;
+    if (!tl__tok_op(tl__peek(P), ",")) break;
     comma = true;
-    tl__padv(P);
+    tl__advance(P);
   }
   if (!tl__pexpect_op(P, "]")) goto done;
   if (items.len == 0) {
@@ -650,9 +650,9 @@ done:
 static tl__ast_expr *parse_primary(tl__parser *P) {
   tl__ast_expr *e = parse_atom(P);
   while (e) {
-    const tl__tok *t = tl__pk(P);
+    const tl__tok *t = tl__peek(P);
     if (tl__tok_op(t, "(")) {
-      tl__padv(P);
+      tl__advance(P);
       tl__ast_expr *c = tl__ast_new_expr(P, AE_CALL, t);
       if (!c) return NULL;
       c->line = e->line;
@@ -661,7 +661,7 @@ static tl__ast_expr *parse_primary(tl__parser *P) {
       if (!parse_call_args(P, c)) return NULL;
       e = c;
     } else if (tl__tok_op(t, "[")) {
-      tl__padv(P);
+      tl__advance(P);
       tl__ast_expr *idx = parse_subscript(P, t);
       if (!idx) return NULL;
       tl__ast_expr *s = tl__ast_new_expr(P, AE_SUBSCRIPT, t);
@@ -673,13 +673,13 @@ static tl__ast_expr *parse_primary(tl__parser *P) {
       if (!tl__ast_set_depth(P, s, dmax(e, idx))) return NULL;
       e = s;
     } else if (tl__tok_op(t, ".")) {
-      tl__padv(P);
-      const tl__tok *name = tl__pk(P);
+      tl__advance(P);
+      const tl__tok *name = tl__peek(P);
       if (name->kind != TK_NAME || tl__tok_is_keyword(name)) {
         tl__perr_tok(P, name, "expected an attribute name after '.', found %s", tl__tok_desc(P, name));
         return NULL;
       }
-      tl__padv(P);
+      tl__advance(P);
       tl__ast_expr *a = tl__ast_new_expr(P, AE_ATTR, name);
       if (!a) return NULL;
       a->u.attr.obj = e;
@@ -698,15 +698,15 @@ static tl__ast_expr *parse_primary(tl__parser *P) {
 
 /* Comma-separated items at the level `item`; a comma makes a tuple. */
 static tl__ast_expr *item_list(tl__parser *P, level_fn item, bool stop_at_in) {
-  const tl__tok *start = tl__pk(P);
+  const tl__tok *start = tl__peek(P);
   tl__ast_expr *first = item(P);
-  if (!first || !tl__tok_op(tl__pk(P), ",")) return first;
+  if (!first || !tl__tok_op(tl__peek(P), ",")) return first;
   tl__vec items = TL__VEC_INIT(tl__ast_expr *);
   tl__ast_expr *e = NULL;
   if (tl__vec_push(&items, &first) != TL_OK) goto oom;
-  while (tl__tok_op(tl__pk(P), ",")) {
-    tl__padv(P);
-    const tl__tok *t = tl__pk(P);
+  while (tl__tok_op(tl__peek(P), ",")) {
+    tl__advance(P);
+    const tl__tok *t = tl__peek(P);
     /* A trailing comma ends the list. */
     if (t->kind == TK_NEWLINE || tl__tok_op(t, "=") || tl__tok_op(t, ")") || tl__tok_op(t, ":") ||
         tl__tok_op(t, ";") || (stop_at_in && tl__tok_kw(t, "in")) || t->kind == TK_EOF)
@@ -718,7 +718,7 @@ static tl__ast_expr *item_list(tl__parser *P, level_fn item, bool stop_at_in) {
   e = make_seq(P, AE_TUPLE, start, &items);
   goto done;
 oom:
-  tl__poom(P->p);
+  tl__parse_oom(P->p);
 done:
   tl__vec_free(&items);
   return e;

@@ -9,7 +9,7 @@
 #include "parser.h"
 
 static tl__ast_stmt *new_stmt(tl__parser *P, tl__ast_skind kind, const tl__tok *at) {
-  tl__ast_stmt *s = tl__palloc(P->p, sizeof *s);
+  tl__ast_stmt *s = tl__parse_alloc(P->p, sizeof *s);
   if (!s) return NULL;
   s->kind = (uint8_t)kind;
   s->line = at->line;
@@ -19,14 +19,14 @@ static tl__ast_stmt *new_stmt(tl__parser *P, tl__ast_skind kind, const tl__tok *
 
 static void *to_array(tl__parser *P, tl__vec *v) {
   if (v->len == 0) return NULL;
-  void *a = tl__palloc(P->p, v->len * v->elem);
+  void *a = tl__parse_alloc(P->p, v->len * v->elem);
   if (a) memcpy(a, v->data, v->len * v->elem);
   return a;
 }
 
 static bool push_stmt(tl__parser *P, tl__vec *out, tl__ast_stmt *s) {
   if (!s) return false;
-  if (tl__vec_push(out, &s) != TL_OK) return tl__poom(P->p), false;
+  if (tl__vec_push(out, &s) != TL_OK) return tl__parse_oom(P->p), false;
   return true;
 }
 
@@ -58,23 +58,23 @@ static bool parse_block(tl__parser *P, const tl__tok *hdr, const char *what, tl_
   if (!tl__pexpect_op(P, ":")) return false;
   tl__vec stmts = TL__VEC_INIT(tl__ast_stmt *);
   bool ok = false;
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (t->kind != TK_NEWLINE) {
     ok = parse_stmt(P, &stmts); /* simple statements on the header's line */
   } else {
-    tl__padv(P);
-    if (tl__pk(P)->kind != TK_INDENT) {
-      tl__perr_tok(P, tl__pk(P), "expected an indented block after %s on line %u", what, hdr->line);
+    tl__advance(P);
+    if (tl__peek(P)->kind != TK_INDENT) {
+      tl__perr_tok(P, tl__peek(P), "expected an indented block after %s on line %u", what, hdr->line);
       goto done;
     }
     if (++P->block_depth > TL__PARSE_MAX_BLOCK_DEPTH) {
-      tl__perr_tok(P, tl__pk(P), "too many nested blocks");
+      tl__perr_tok(P, tl__peek(P), "too many nested blocks");
       goto done;
     }
-    tl__padv(P);
+    tl__advance(P);
     ok = true;
-    while (ok && tl__pk(P)->kind != TK_DEDENT && tl__pk(P)->kind != TK_EOF) ok = parse_stmt(P, &stmts);
-    if (ok && tl__pk(P)->kind == TK_DEDENT) tl__padv(P);
+    while (ok && tl__peek(P)->kind != TK_DEDENT && tl__peek(P)->kind != TK_EOF) ok = parse_stmt(P, &stmts);
+    if (ok && tl__peek(P)->kind == TK_DEDENT) tl__advance(P);
     P->block_depth--;
   }
   if (ok) {
@@ -89,20 +89,20 @@ done:
 
 /* A dotted module name: a.b.c */
 static const char *dotted_name(tl__parser *P) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
     tl__perr_tok(P, t, "expected a module name, found %s", tl__tok_desc(P, t));
     return NULL;
   }
   size_t start = t->off, end = t->off + t->len;
-  tl__padv(P);
-  while (tl__tok_op(tl__pk(P), ".") && tl__pk2(P)->kind == TK_NAME) {
-    tl__padv(P);
-    end = tl__pk(P)->off + tl__pk(P)->len;
-    tl__padv(P);
+  tl__advance(P);
+  while (tl__tok_op(tl__peek(P), ".") && tl__peek_next(P)->kind == TK_NAME) {
+    tl__advance(P);
+    end = tl__peek(P)->off + tl__peek(P)->len;
+    tl__advance(P);
   }
   /* Rebuild without whitespace: "a . b" is legal Python. */
-  char *s = tl__palloc(P->p, end - start + 1);
+  char *s = tl__parse_alloc(P->p, end - start + 1);
   if (!s) return NULL;
   size_t n = 0;
   for (size_t i = start; i < end; i++)
@@ -112,7 +112,7 @@ static const char *dotted_name(tl__parser *P) {
 }
 
 static bool parse_alias(tl__parser *P, tl__ast_alias *a, bool dotted) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   a->line = t->line;
   a->col = t->col;
   if (dotted) {
@@ -123,59 +123,59 @@ static bool parse_alias(tl__parser *P, tl__ast_alias *a, bool dotted) {
       return false;
     }
     a->name = t->s;
-    tl__padv(P);
+    tl__advance(P);
   }
   if (!a->name) return false;
   a->asname = NULL;
-  if (tl__tok_kw(tl__pk(P), "as")) {
-    tl__padv(P);
-    const tl__tok *n = tl__pk(P);
+  if (tl__tok_kw(tl__peek(P), "as")) {
+    tl__advance(P);
+    const tl__tok *n = tl__peek(P);
     if (n->kind != TK_NAME || tl__tok_is_keyword(n)) {
       tl__perr_tok(P, n, "expected a name after 'as', found %s", tl__tok_desc(P, n));
       return false;
     }
     a->asname = n->s;
-    tl__padv(P);
+    tl__advance(P);
   }
   return true;
 }
 
 static tl__ast_stmt *parse_import(tl__parser *P) {
-  const tl__tok *kw = tl__pk(P);
+  const tl__tok *kw = tl__peek(P);
   bool from = tl__tok_kw(kw, "from");
-  tl__padv(P);
+  tl__advance(P);
   tl__ast_stmt *s = new_stmt(P, from ? AS_FROM : AS_IMPORT, kw);
   if (!s) return NULL;
   tl__vec names = TL__VEC_INIT(tl__ast_alias);
   tl__ast_stmt *result = NULL;
   if (from) {
-    if (tl__tok_op(tl__pk(P), ".") || tl__tok_op(tl__pk(P), "...")) {
-      tl__perr_tok(P, tl__pk(P), "relative imports are not supported");
+    if (tl__tok_op(tl__peek(P), ".") || tl__tok_op(tl__peek(P), "...")) {
+      tl__perr_tok(P, tl__peek(P), "relative imports are not supported");
       goto done;
     }
     s->u.from.module = dotted_name(P);
     if (!s->u.from.module) goto done;
-    if (!tl__tok_kw(tl__pk(P), "import")) {
-      tl__perr_tok(P, tl__pk(P), "expected 'import', found %s", tl__tok_desc(P, tl__pk(P)));
+    if (!tl__tok_kw(tl__peek(P), "import")) {
+      tl__perr_tok(P, tl__peek(P), "expected 'import', found %s", tl__tok_desc(P, tl__peek(P)));
       goto done;
     }
-    tl__padv(P);
-    if (tl__tok_op(tl__pk(P), "*")) {
-      tl__perr_tok(P, tl__pk(P), "'import *' is not supported (import the module, e.g. import tilelang.language as T)");
+    tl__advance(P);
+    if (tl__tok_op(tl__peek(P), "*")) {
+      tl__perr_tok(P, tl__peek(P), "'import *' is not supported (import the module, e.g. import tilelang.language as T)");
       goto done;
     }
-    bool paren = tl__tok_op(tl__pk(P), "(");
-    if (paren) tl__padv(P);
+    bool paren = tl__tok_op(tl__peek(P), "(");
+    if (paren) tl__advance(P);
     for (;;) {
       tl__ast_alias a;
       if (!parse_alias(P, &a, false)) goto done;
       if (tl__vec_push(&names, &a) != TL_OK) {
-        tl__poom(P->p);
+        tl__parse_oom(P->p);
         goto done;
       }
-      if (!tl__tok_op(tl__pk(P), ",")) break;
-      tl__padv(P);
-      if (paren && tl__tok_op(tl__pk(P), ")")) break;
+      if (!tl__tok_op(tl__peek(P), ",")) break;
+      tl__advance(P);
+      if (paren && tl__tok_op(tl__peek(P), ")")) break;
     }
     if (paren && !tl__pexpect_op(P, ")")) goto done;
     s->u.from.n = (uint32_t)names.len;
@@ -185,11 +185,11 @@ static tl__ast_stmt *parse_import(tl__parser *P) {
       tl__ast_alias a;
       if (!parse_alias(P, &a, true)) goto done;
       if (tl__vec_push(&names, &a) != TL_OK) {
-        tl__poom(P->p);
+        tl__parse_oom(P->p);
         goto done;
       }
-      if (!tl__tok_op(tl__pk(P), ",")) break;
-      tl__padv(P);
+      if (!tl__tok_op(tl__peek(P), ",")) break;
+      tl__advance(P);
     }
     s->u.import.n = (uint32_t)names.len;
     s->u.import.names = to_array(P, &names);
@@ -226,12 +226,12 @@ static bool check_target(tl__parser *P, const tl__ast_expr *e, bool allow_tuple)
       return true;
     default: break;
   }
-  tl__perr(P->p, e->line, e->col, "cannot assign to this expression");
+  tl__parse_error(P->p, e->line, e->col, "cannot assign to this expression");
   return false;
 }
 
 static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (t->kind == TK_NAME) {
     for (size_t i = 0; i < sizeof UNSUPPORTED_STMTS / sizeof UNSUPPORTED_STMTS[0]; i++)
       if (tl__tok_kw(t, UNSUPPORTED_STMTS[i].kw)) {
@@ -239,14 +239,14 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
         return NULL;
       }
     if (tl__tok_kw(t, "pass")) {
-      tl__padv(P);
+      tl__advance(P);
       return new_stmt(P, AS_PASS, t);
     }
     if (tl__tok_kw(t, "return")) {
-      tl__padv(P);
+      tl__advance(P);
       tl__ast_stmt *s = new_stmt(P, AS_RETURN, t);
       if (!s) return NULL;
-      const tl__tok *n = tl__pk(P);
+      const tl__tok *n = tl__peek(P);
       if (n->kind != TK_NEWLINE && !tl__tok_op(n, ";")) {
         s->u.ret.value = tl__parse_testlist(P);
         if (!s->u.ret.value) return NULL;
@@ -255,11 +255,11 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
     }
     if (tl__tok_kw(t, "import") || tl__tok_kw(t, "from")) return parse_import(P);
     if (tl__tok_kw(t, "assert")) {
-      tl__padv(P);
+      tl__advance(P);
       tl__ast_stmt *s = new_stmt(P, AS_ASSERT, t);
       if (!s || !(s->u.assert_.test = tl__parse_test(P))) return NULL;
-      if (tl__tok_op(tl__pk(P), ",")) {
-        tl__padv(P);
+      if (tl__tok_op(tl__peek(P), ",")) {
+        tl__advance(P);
         if (!(s->u.assert_.msg = tl__parse_test(P))) return NULL;
       }
       return s;
@@ -267,36 +267,36 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
   }
   tl__ast_expr *lhs = tl__parse_testlist(P);
   if (!lhs) return NULL;
-  const tl__tok *n = tl__pk(P);
+  const tl__tok *n = tl__peek(P);
   tl__ast_op op;
   if (tl__tok_op(n, "=")) {
     if (!check_target(P, lhs, true)) return NULL;
-    tl__padv(P);
+    tl__advance(P);
     tl__ast_stmt *s = new_stmt(P, AS_ASSIGN, t);
     if (!s) return NULL;
     s->u.assign.target = lhs;
     s->u.assign.value = tl__parse_testlist(P);
     if (!s->u.assign.value) return NULL;
-    if (tl__tok_op(tl__pk(P), "=")) {
-      tl__perr_tok(P, tl__pk(P), "chained assignment (a = b = c) is not supported");
+    if (tl__tok_op(tl__peek(P), "=")) {
+      tl__perr_tok(P, tl__peek(P), "chained assignment (a = b = c) is not supported");
       return NULL;
     }
     return s;
   }
   if (tl__tok_op(n, ":")) {
     if (lhs->kind == AE_TUPLE) {
-      tl__perr(P->p, lhs->line, lhs->col, "only single target (not tuple) can be annotated");
+      tl__parse_error(P->p, lhs->line, lhs->col, "only single target (not tuple) can be annotated");
       return NULL;
     }
     if (!check_target(P, lhs, false)) return NULL;
-    tl__padv(P);
+    tl__advance(P);
     tl__ast_stmt *s = new_stmt(P, AS_ANNASSIGN, t);
     if (!s) return NULL;
     s->u.assign.target = lhs;
     s->u.assign.ann = tl__parse_test(P);
     if (!s->u.assign.ann) return NULL;
-    if (tl__tok_op(tl__pk(P), "=")) {
-      tl__padv(P);
+    if (tl__tok_op(tl__peek(P), "=")) {
+      tl__advance(P);
       s->u.assign.value = tl__parse_testlist(P);
       if (!s->u.assign.value) return NULL;
     }
@@ -304,11 +304,11 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
   }
   if (aug_op(n, &op)) {
     if (lhs->kind == AE_TUPLE || lhs->kind == AE_LIST) {
-      tl__perr(P->p, lhs->line, lhs->col, "illegal expression for augmented assignment");
+      tl__parse_error(P->p, lhs->line, lhs->col, "illegal expression for augmented assignment");
       return NULL;
     }
     if (!check_target(P, lhs, false)) return NULL;
-    tl__padv(P);
+    tl__advance(P);
     tl__ast_stmt *s = new_stmt(P, AS_AUGASSIGN, t);
     if (!s) return NULL;
     s->op = (uint8_t)op;
@@ -326,13 +326,13 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
 static bool parse_simple_stmts(tl__parser *P, tl__vec *out) {
   for (;;) {
     if (!push_stmt(P, out, parse_small_stmt(P))) return false;
-    if (!tl__tok_op(tl__pk(P), ";")) break;
-    tl__padv(P);
-    if (tl__pk(P)->kind == TK_NEWLINE) break;
+    if (!tl__tok_op(tl__peek(P), ";")) break;
+    tl__advance(P);
+    if (tl__peek(P)->kind == TK_NEWLINE) break;
   }
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (t->kind == TK_NEWLINE) {
-    tl__padv(P);
+    tl__advance(P);
     return true;
   }
   if (t->kind == TK_EOF) return true;
@@ -341,67 +341,67 @@ static bool parse_simple_stmts(tl__parser *P, tl__vec *out) {
 }
 
 static tl__ast_stmt *parse_if(tl__parser *P) {
-  const tl__tok *kw = tl__pk(P);
-  tl__padv(P);
+  const tl__tok *kw = tl__peek(P);
+  tl__advance(P);
   tl__ast_stmt *s = new_stmt(P, AS_IF, kw);
   if (!s) return NULL;
   s->u.if_.cond = tl__parse_test(P);
   if (!s->u.if_.cond) return NULL;
   if (!parse_block(P, kw, tl__tok_kw(kw, "if") ? "'if' statement" : "'elif' statement", &s->u.if_.body)) return NULL;
-  const tl__tok *n = tl__pk(P);
+  const tl__tok *n = tl__peek(P);
   if (tl__tok_kw(n, "elif")) {
     tl__ast_stmt *e = parse_if(P);
     if (!e) return NULL;
-    tl__ast_stmt **one = tl__palloc(P->p, sizeof *one);
+    tl__ast_stmt **one = tl__parse_alloc(P->p, sizeof *one);
     if (!one) return NULL;
     one[0] = e;
     s->u.if_.orelse.n = 1;
     s->u.if_.orelse.stmts = one;
   } else if (tl__tok_kw(n, "else")) {
-    tl__padv(P);
+    tl__advance(P);
     if (!parse_block(P, n, "'else' statement", &s->u.if_.orelse)) return NULL;
   }
   return s;
 }
 
 static tl__ast_stmt *parse_for(tl__parser *P) {
-  const tl__tok *kw = tl__pk(P);
-  tl__padv(P);
+  const tl__tok *kw = tl__peek(P);
+  tl__advance(P);
   tl__ast_stmt *s = new_stmt(P, AS_FOR, kw);
   if (!s) return NULL;
   s->u.for_.target = tl__parse_targetlist(P);
   if (!s->u.for_.target) return NULL;
   if (!check_target(P, s->u.for_.target, true)) return NULL;
-  const tl__tok *in = tl__pk(P);
+  const tl__tok *in = tl__peek(P);
   if (!tl__tok_kw(in, "in")) {
     tl__perr_tok(P, in, "expected 'in' after the loop variables, found %s", tl__tok_desc(P, in));
     return NULL;
   }
-  tl__padv(P);
+  tl__advance(P);
   s->u.for_.iter = tl__parse_testlist(P);
   if (!s->u.for_.iter) return NULL;
   if (!parse_block(P, kw, "'for' statement", &s->u.for_.body)) return NULL;
-  if (tl__tok_kw(tl__pk(P), "else")) {
-    tl__perr_tok(P, tl__pk(P), "'for ... else' is not supported");
+  if (tl__tok_kw(tl__peek(P), "else")) {
+    tl__perr_tok(P, tl__peek(P), "'for ... else' is not supported");
     return NULL;
   }
   return s;
 }
 
 static tl__ast_stmt *parse_with(tl__parser *P) {
-  const tl__tok *kw = tl__pk(P);
-  tl__padv(P);
+  const tl__tok *kw = tl__peek(P);
+  tl__advance(P);
   tl__ast_stmt *s = new_stmt(P, AS_WITH, kw);
   if (!s) return NULL;
   s->u.with.ctx = tl__parse_test(P);
   if (!s->u.with.ctx) return NULL;
-  if (tl__tok_kw(tl__pk(P), "as")) {
-    tl__padv(P);
+  if (tl__tok_kw(tl__peek(P), "as")) {
+    tl__advance(P);
     s->u.with.target = tl__parse_target(P);
     if (!s->u.with.target || !check_target(P, s->u.with.target, true)) return NULL;
   }
-  if (tl__tok_op(tl__pk(P), ",")) {
-    tl__perr_tok(P, tl__pk(P), "several context managers in one 'with' are not supported");
+  if (tl__tok_op(tl__peek(P), ",")) {
+    tl__perr_tok(P, tl__peek(P), "several context managers in one 'with' are not supported");
     return NULL;
   }
   if (!parse_block(P, kw, "'with' statement", &s->u.with.body)) return NULL;
@@ -412,8 +412,8 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
   tl__vec params = TL__VEC_INIT(tl__ast_param);
   bool ok = false, seen_default = false;
   if (!tl__pexpect_op(P, "(")) goto done;
-  while (!tl__tok_op(tl__pk(P), ")")) {
-    const tl__tok *t = tl__pk(P);
+  while (!tl__tok_op(tl__peek(P), ")")) {
+    const tl__tok *t = tl__peek(P);
     if (tl__tok_op(t, "*") || tl__tok_op(t, "**") || tl__tok_op(t, "/")) {
       tl__perr_tok(P, t, "'%s' in a parameter list is not supported (only plain parameters with optional defaults)", t->s);
       goto done;
@@ -428,14 +428,14 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
         goto done;
       }
     tl__ast_param prm = {t->s, t->line, t->col, NULL, NULL};
-    tl__padv(P);
-    if (tl__tok_op(tl__pk(P), ":")) {
-      tl__padv(P);
+    tl__advance(P);
+    if (tl__tok_op(tl__peek(P), ":")) {
+      tl__advance(P);
       prm.ann = tl__parse_test(P);
       if (!prm.ann) goto done;
     }
-    if (tl__tok_op(tl__pk(P), "=")) {
-      tl__padv(P);
+    if (tl__tok_op(tl__peek(P), "=")) {
+      tl__advance(P);
       prm.dflt = tl__parse_test(P);
       if (!prm.dflt) goto done;
       seen_default = true;
@@ -444,11 +444,11 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
       goto done;
     }
     if (tl__vec_push(&params, &prm) != TL_OK) {
-      tl__poom(P->p);
+      tl__parse_oom(P->p);
       goto done;
     }
-    if (!tl__tok_op(tl__pk(P), ",")) break;
-    tl__padv(P);
+    if (!tl__tok_op(tl__peek(P), ",")) break;
+    tl__advance(P);
   }
   if (!tl__pexpect_op(P, ")")) goto done;
   s->u.def.nparams = (uint32_t)params.len;
@@ -461,24 +461,24 @@ done:
 
 /* decorators* 'def' NAME '(' params ')' ['->' test] ':' block */
 static tl__ast_stmt *parse_def(tl__parser *P) {
-  const tl__tok *start = tl__pk(P);
+  const tl__tok *start = tl__peek(P);
   tl__vec decos = TL__VEC_INIT(tl__ast_expr *);
   tl__ast_stmt *result = NULL;
-  while (tl__tok_op(tl__pk(P), "@")) {
-    tl__padv(P);
+  while (tl__tok_op(tl__peek(P), "@")) {
+    tl__advance(P);
     tl__ast_expr *d = tl__parse_test(P);
     if (!d) goto done;
-    if (tl__pk(P)->kind != TK_NEWLINE) {
-      tl__perr_tok(P, tl__pk(P), "expected the end of the line after a decorator, found %s", tl__tok_desc(P, tl__pk(P)));
+    if (tl__peek(P)->kind != TK_NEWLINE) {
+      tl__perr_tok(P, tl__peek(P), "expected the end of the line after a decorator, found %s", tl__tok_desc(P, tl__peek(P)));
       goto done;
     }
-    tl__padv(P);
+    tl__advance(P);
     if (tl__vec_push(&decos, &d) != TL_OK) {
-      tl__poom(P->p);
+      tl__parse_oom(P->p);
       goto done;
     }
   }
-  const tl__tok *kw = tl__pk(P);
+  const tl__tok *kw = tl__peek(P);
   if (tl__tok_kw(kw, "class")) {
     tl__perr_tok(P, kw, "class definitions are not supported");
     goto done;
@@ -487,19 +487,19 @@ static tl__ast_stmt *parse_def(tl__parser *P) {
     tl__perr_tok(P, kw, "expected 'def' after decorators, found %s", tl__tok_desc(P, kw));
     goto done;
   }
-  tl__padv(P);
-  const tl__tok *name = tl__pk(P);
+  tl__advance(P);
+  const tl__tok *name = tl__peek(P);
   if (name->kind != TK_NAME || tl__tok_is_keyword(name)) {
     tl__perr_tok(P, name, "expected a function name, found %s", tl__tok_desc(P, name));
     goto done;
   }
-  tl__padv(P);
+  tl__advance(P);
   tl__ast_stmt *s = new_stmt(P, AS_DEF, decos.len ? start : kw);
   if (!s) goto done;
   s->u.def.name = name->s;
   if (!parse_params(P, s)) goto done;
-  if (tl__tok_op(tl__pk(P), "->")) {
-    tl__padv(P);
+  if (tl__tok_op(tl__peek(P), "->")) {
+    tl__advance(P);
     if (!tl__parse_test(P)) goto done; /* a return annotation is allowed and ignored */
   }
   s->u.def.ndeco = (uint32_t)decos.len;
@@ -512,7 +512,7 @@ done:
 }
 
 static bool parse_stmt(tl__parser *P, tl__vec *out) {
-  const tl__tok *t = tl__pk(P);
+  const tl__tok *t = tl__peek(P);
   if (t->kind == TK_INDENT) {
     tl__perr_tok(P, t, "unexpected indent");
     return false;
@@ -599,14 +599,14 @@ static bool top_def_is_kernel(const tl__parser *P, size_t *end, size_t *name_at)
   return has_decorator(P, def_at, *end, false);
 }
 
-tl_status tl__parse_file(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out) {
+tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out) {
   tl__parser P = {p, toks, ntoks, 0, 0, 0};
   tl__vec stmts = TL__VEC_INIT(tl__ast_stmt *);
   while (p->status == TL_OK) {
-    const tl__tok *t = tl__pk(&P);
+    const tl__tok *t = tl__peek(&P);
     if (t->kind == TK_EOF) break;
     if (t->kind == TK_NEWLINE) {
-      tl__padv(&P);
+      tl__advance(&P);
       continue;
     }
     if (t->kind == TK_DEDENT) {
@@ -639,18 +639,18 @@ tl_status tl__parse_file(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast
   return p->status;
 }
 
-tl_status tl__parse_expr_only(tl__pctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out) {
+tl_status tl__parse_expr_only(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out) {
   tl__parser P = {p, toks, ntoks, 0, 0, 0};
   *out = NULL;
-  const tl__tok *t = tl__pk(&P);
+  const tl__tok *t = tl__peek(&P);
   if (t->kind == TK_INDENT || t->kind == TK_NEWLINE || t->kind == TK_EOF)
     return tl__perr_tok(&P, t, "expected a value, found %s", tl__tok_desc(&P, t));
   tl__ast_expr *e = tl__parse_testlist(&P);
   if (!e) return p->status;
-  if (tl__pk(&P)->kind == TK_NEWLINE) tl__padv(&P);
-  while (tl__pk(&P)->kind == TK_DEDENT) tl__padv(&P);
-  if (tl__pk(&P)->kind != TK_EOF)
-    return tl__perr_tok(&P, tl__pk(&P), "unexpected %s after the value", tl__tok_desc(&P, tl__pk(&P)));
+  if (tl__peek(&P)->kind == TK_NEWLINE) tl__advance(&P);
+  while (tl__peek(&P)->kind == TK_DEDENT) tl__advance(&P);
+  if (tl__peek(&P)->kind != TK_EOF)
+    return tl__perr_tok(&P, tl__peek(&P), "unexpected %s after the value", tl__tok_desc(&P, tl__peek(&P)));
   *out = e;
   return TL_OK;
 }

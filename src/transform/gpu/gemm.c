@@ -47,7 +47,7 @@ static void matrix_index(tl_ir_module *mod, const operand *o, tl_ir_expr *row, t
   idx[o->nd - 1] = tl__add(mod, o->e->u.region.mins[o->nd - 1], tl__cast_int(mod, o->e->u.region.mins[o->nd - 1]->dtype, col));
 }
 
-static tl_ir_stmt *for1(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, tl_ir_expr *n, tl_ir_stmt *body) {
+static tl_ir_stmt *single_var_loop(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, tl_ir_expr *n, tl_ir_stmt *body) {
   return tl_ir_for(mod, kind, 1, &v, NULL, &n, body);
 }
 
@@ -78,7 +78,7 @@ tl_status tl__gpu_lower_gemm(tl__gpu_ctx *c, const tl_ir_expr *orig, tl_ir_stmt 
   bool whole = tl__gpu_region_is_whole(C.e);
   tl__gpu_slots s;
   TL__TRY(tl__gpu_slots_make(mod, L, c->tid, &s));
-  tl_ir_expr *cidx[16], *in_region = NULL;
+  tl_ir_expr *cidx[TL__GPU_MAX_RANK], *in_region = NULL;
   for (uint32_t d = 0; d + 1 < L->ndim; d++) cidx[d] = tl__gpu_unravel_row(mod, L, s.r, d);
   cidx[L->ndim - 1] = s.c;
   tl_ir_expr *i = cidx[L->ndim - 2], *j = cidx[L->ndim - 1];
@@ -99,7 +99,7 @@ tl_status tl__gpu_lower_gemm(tl__gpu_ctx *c, const tl_ir_expr *orig, tl_ir_stmt 
   tl_ir_var *k = tl_ir_var_new(mod, "k", TL_DT_INT32);
   TL__TRY(tl__built(mod, k));
   tl_ir_expr *vk = tl_ir_var_ref(mod, k);
-  tl_ir_expr *aidx[16], *bidx[16];
+  tl_ir_expr *aidx[TL__GPU_MAX_RANK], *bidx[TL__GPU_MAX_RANK];
   matrix_index(mod, &A, ta ? vk : i, ta ? i : vk, aidx);
   matrix_index(mod, &B, tb ? j : vk, tb ? vk : j, bidx);
   tl_dtype pd = tl__gemm_product_dtype(A.buf->dtype, B.buf->dtype, cd);
@@ -112,12 +112,12 @@ tl_status tl__gpu_lower_gemm(tl__gpu_ctx *c, const tl_ir_expr *orig, tl_ir_stmt 
   /* for rr: for rc: [col_ok]: for k: for mi: [row_ok]: for v: update */
   tl_ir_expr *cV = tl_ir_i32(mod, L->V), *cmr = tl_ir_i32(mod, L->mr), *cRC = tl_ir_i32(mod, L->RC),
              *cRR = tl_ir_i32(mod, L->RR);
-  tl_ir_stmt *b = for1(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s.v, cV, update);
+  tl_ir_stmt *b = single_var_loop(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s.v, cV, update);
   if (s.row_ok) b = tl_ir_if(mod, s.row_ok, b, NULL);
-  b = for1(mod, TL_FOR_UNROLLED, s.mi, cmr, b);
-  b = for1(mod, TL_FOR_SERIAL, k, K, b);
+  b = single_var_loop(mod, TL_FOR_UNROLLED, s.mi, cmr, b);
+  b = single_var_loop(mod, TL_FOR_SERIAL, k, K, b);
   if (s.col_ok) b = tl_ir_if(mod, s.col_ok, b, NULL);
-  b = for1(mod, TL_FOR_SERIAL, s.rr, cRR, for1(mod, TL_FOR_SERIAL, s.rc, cRC, b));
+  b = single_var_loop(mod, TL_FOR_SERIAL, s.rr, cRR, single_var_loop(mod, TL_FOR_SERIAL, s.rc, cRC, b));
   TL__TRY(tl__built(mod, b));
   if (!clear) {
     *out = b;

@@ -29,7 +29,16 @@
 #include "tilelang/ir.h"
 #include "tilelang/target.h"
 
+/* The most dimensions a buffer, region, index list or T.Parallel nest may have
+ * on GPU targets: the lowering builds index lists in arrays of this size.
+ * tl__gpu_check_ranks rejects more before any of them is filled. */
+#define TL__GPU_MAX_RANK 16
+
 /* ------------------------------------------------------------------ walk */
+
+/* TL_EUNSUPPORTED, at the node, if something in kernel k has more than
+ * TL__GPU_MAX_RANK dimensions (a buffer, region, load, store or loop nest). */
+tl_status tl__gpu_check_ranks(const tl_ir_stmt *k);
 
 /* Kernel k (TL_STMT_KERNEL) with `body` (k itself when body is k's): extents, block
  * and thread variables and source span kept. NULL on failure (status set). */

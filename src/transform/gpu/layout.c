@@ -81,7 +81,7 @@ static void layout_replicated(tl__gpu_layout *L, int64_t T, const int64_t *shape
 
 /* ------------------------------------------------------------ slot loops */
 
-static tl_ir_expr *c32(tl_ir_module *mod, int64_t v) { return tl_ir_i32(mod, v); }
+static tl_ir_expr *int32_const(tl_ir_module *mod, int64_t v) { return tl_ir_i32(mod, v); }
 
 tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *tid, tl__gpu_slots *s) {
   memset(s, 0, sizeof *s);
@@ -90,46 +90,46 @@ tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_e
   s->mi = tl_ir_var_new(mod, "mi", TL_DT_INT32);
   s->v = tl_ir_var_new(mod, "v", TL_DT_INT32);
   if (!s->rr || !s->rc || !s->mi || !s->v) return tl__built(mod, NULL);
-  s->tr = tl__floordiv(mod, tid, c32(mod, L->TC));
-  s->tc = tl__floormod(mod, tid, c32(mod, L->TC));
+  s->tr = tl__floordiv(mod, tid, int32_const(mod, L->TC));
+  s->tc = tl__floormod(mod, tid, int32_const(mod, L->TC));
   tl_ir_expr *rr = tl_ir_var_ref(mod, s->rr), *rc = tl_ir_var_ref(mod, s->rc), *mi = tl_ir_var_ref(mod, s->mi),
              *v = tl_ir_var_ref(mod, s->v);
-  tl_ir_expr *rb = tl__add(mod, tl__mul(mod, rr, c32(mod, L->TR)), s->tr);
-  tl_ir_expr *cb = tl__add(mod, tl__mul(mod, rc, c32(mod, L->TC)), s->tc);
-  s->r = tl__add(mod, tl__mul(mod, rb, c32(mod, L->mr)), mi);
-  s->c = tl__add(mod, tl__mul(mod, cb, c32(mod, L->V)), v);
-  s->slot = tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, rr, c32(mod, L->RC)), rc),
-                                                             c32(mod, L->mr)),
+  tl_ir_expr *rb = tl__add(mod, tl__mul(mod, rr, int32_const(mod, L->TR)), s->tr);
+  tl_ir_expr *cb = tl__add(mod, tl__mul(mod, rc, int32_const(mod, L->TC)), s->tc);
+  s->r = tl__add(mod, tl__mul(mod, rb, int32_const(mod, L->mr)), mi);
+  s->c = tl__add(mod, tl__mul(mod, cb, int32_const(mod, L->V)), v);
+  s->slot = tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, rr, int32_const(mod, L->RC)), rc),
+                                                             int32_const(mod, L->mr)),
                                                mi),
-                                  c32(mod, L->V)),
+                                  int32_const(mod, L->V)),
                     v);
-  if (L->RR * L->TR * L->mr > L->R) s->row_ok = tl_ir_binary(mod, TL_BIN_LT, s->r, c32(mod, L->R));
-  if (L->RC * L->TC > L->CB) s->col_ok = tl_ir_binary(mod, TL_BIN_LT, cb, c32(mod, L->CB));
+  if (L->RR * L->TR * L->mr > L->R) s->row_ok = tl_ir_binary(mod, TL_BIN_LT, s->r, int32_const(mod, L->R));
+  if (L->RC * L->TC > L->CB) s->col_ok = tl_ir_binary(mod, TL_BIN_LT, cb, int32_const(mod, L->CB));
   if (!s->r || !s->c || !s->slot || (L->RR * L->TR * L->mr > L->R && !s->row_ok) ||
       (L->RC * L->TC > L->CB && !s->col_ok))
     return tl__built(mod, NULL);
   return TL_OK;
 }
 
-static tl_ir_stmt *loop1(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, int64_t n, tl_ir_stmt *body) {
-  tl_ir_expr *e = c32(mod, n);
+static tl_ir_stmt *single_var_loop(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, int64_t n, tl_ir_stmt *body) {
+  tl_ir_expr *e = int32_const(mod, n);
   return tl_ir_for(mod, kind, 1, &v, NULL, &e, body);
 }
 
 tl_ir_stmt *tl__gpu_slots_loops(tl_ir_module *mod, const tl__gpu_layout *L, const tl__gpu_slots *s, tl_ir_stmt *inner) {
-  tl_ir_stmt *b = loop1(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s->v, L->V, inner);
+  tl_ir_stmt *b = single_var_loop(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s->v, L->V, inner);
   if (s->row_ok) b = tl_ir_if(mod, s->row_ok, b, NULL);
-  b = loop1(mod, TL_FOR_SERIAL, s->mi, L->mr, b);
+  b = single_var_loop(mod, TL_FOR_SERIAL, s->mi, L->mr, b);
   if (s->col_ok) b = tl_ir_if(mod, s->col_ok, b, NULL);
-  b = loop1(mod, TL_FOR_SERIAL, s->rc, L->RC, b);
-  return loop1(mod, TL_FOR_SERIAL, s->rr, L->RR, b);
+  b = single_var_loop(mod, TL_FOR_SERIAL, s->rc, L->RC, b);
+  return single_var_loop(mod, TL_FOR_SERIAL, s->rr, L->RR, b);
 }
 
 tl_ir_expr *tl__gpu_unravel_row(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *r, uint32_t k) {
   int64_t stride = 1;
   for (uint32_t d = k + 1; d + 1 < L->ndim; d++) stride *= L->shape[d];
-  tl_ir_expr *q = tl__floordiv(mod, r, c32(mod, stride));
-  return k == 0 ? q : tl__floormod(mod, q, c32(mod, L->shape[k]));
+  tl_ir_expr *q = tl__floordiv(mod, r, int32_const(mod, stride));
+  return k == 0 ? q : tl__floormod(mod, q, int32_const(mod, L->shape[k]));
 }
 
 /* -------------------------------------------------------------- inference */
@@ -402,10 +402,11 @@ static void scan_stmt(scan *c, const tl_ir_stmt *s) {
   case TL_STMT_ALLOC: {
     const tl_ir_buffer *b = s->u.alloc.buffer;
     if (b->scope != TL_SCOPE_LOCAL_FRAGMENT || frag_index(c, b) >= 0) return;
-    int64_t shape[16];
-    if (b->ndim == 0 || b->ndim > 16) {
+    int64_t shape[TL__GPU_MAX_RANK];
+    if (b->ndim == 0 || b->ndim > TL__GPU_MAX_RANK) {
       c->st = tl__pass_error(TL_EUNSUPPORTED, b->span.line ? b->span : s->span,
-                             "fragment '%s' has %u dimensions; GPU targets need 1 to 16", b->name, b->ndim);
+                             "fragment '%s' has %u dimensions; GPU targets need 1 to %d", b->name, b->ndim,
+                             TL__GPU_MAX_RANK);
       return;
     }
     for (uint32_t d = 0; d < b->ndim; d++)
@@ -523,7 +524,7 @@ static tl_status resolve(scan *c) {
       gemm |= g->gemm_c;
       if ((int64_t)tl_dtype_bytes(g->buf->dtype) > eb) eb = (int64_t)tl_dtype_bytes(g->buf->dtype);
     }
-    int64_t shape[16];
+    int64_t shape[TL__GPU_MAX_RANK];
     for (uint32_t d = 0; d < f->layout.ndim; d++) shape[d] = f->layout.shape[d];
     tl__gpu_layout_choose(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, gemm);
   }
@@ -551,8 +552,8 @@ static tl_status resolve(scan *c) {
                lf->memory_buf ? tl_ir_scope_name(lf->memory_buf->scope) : "shared or global",
                lf->memory_buf ? lf->memory_buf->name : "?");
       const tl_ir_stmt *l = lf->loop;
-      int64_t shape[16];
-      bool constant = l->u.loop.n <= 16;
+      int64_t shape[TL__GPU_MAX_RANK];
+      bool constant = l->u.loop.n <= TL__GPU_MAX_RANK;
       for (uint32_t d = 0; constant && d < l->u.loop.n; d++)
         constant = tl__is_const_int(l->u.loop.extents[d], &shape[d]) && shape[d] >= 1;
       if (constant) {
@@ -596,6 +597,7 @@ tl_status tl__gpu_infer_layouts(const tl_ir_stmt *k, const tl__gpu_params *p, tl
   tl__vec_init(&out->frags, sizeof(tl__gpu_frag));
   tl__vec_init(&out->loops, sizeof(tl__gpu_loop));
   tl__vec_init(&out->texts, sizeof(char *));
+  TL__TRY(tl__gpu_check_ranks(k));
   TL__TRY(thread_count(k, p, &out->T));
   scan c = {p, out, TL__VEC_INIT(loop_facts), -1, TL_OK};
   scan_stmt(&c, k->u.kernel.body);

@@ -180,9 +180,9 @@ static tl_ir_stmt *body_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   tl_ir_span old = tl__loc_push(mod, s->span);
   tl_ir_stmt *r = NULL;
   if (f->layout.replicated) {
-    tl_ir_expr *idx[16];
+    tl_ir_expr *idx[TL__GPU_MAX_RANK];
     bool ok = true;
-    for (uint32_t d = 0; d < s->u.store.n && d < 16; d++) ok &= (idx[d] = tl_ir_mutate_expr(mu, s->u.store.indices[d])) != NULL;
+    for (uint32_t d = 0; d < s->u.store.n; d++) ok &= (idx[d] = tl_ir_mutate_expr(mu, s->u.store.indices[d])) != NULL;
     if (ok) r = tl_ir_store(mod, f->local, s->u.store.n, idx, value);
   } else if (sc->slot && own_element(sc, s->u.store.indices, s->u.store.n)) {
     r = tl_ir_store(mod, f->local, 1, &sc->slot, value);
@@ -209,7 +209,7 @@ static tl_ir_stmt *rewrite_body(simt *sc, const tl_ir_stmt *loop, const tl__gpu_
 
 /* The loop's variables replaced by `values` in body. */
 static tl_ir_stmt *bind_vars(tl_ir_module *mod, const tl_ir_stmt *loop, tl_ir_stmt *body, tl_ir_expr *const *values) {
-  tl_ir_expr *vals[16];
+  tl_ir_expr *vals[TL__GPU_MAX_RANK];
   for (uint32_t d = 0; d < loop->u.loop.n; d++) vals[d] = tl__add(mod, loop->u.loop.mins[d], values[d]);
   return tl_ir_substitute_stmt(mod, body, loop->u.loop.n, loop->u.loop.vars, vals);
 }
@@ -218,7 +218,6 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
   tl_ir_module *mod = sc->g.mod;
   tl_status st = TL_OK;
   uint32_t n = s->u.loop.n;
-  if (n > 16) return tl__pass_error(TL_EUNSUPPORTED, s->span, "T.Parallel with more than 16 variables");
   if (rec->mode == TL__GPU_LOOP_REPLICATED) {
     tl_ir_stmt *body = rewrite_body(sc, s, rec, NULL, &st);
     TL__TRY(st);
@@ -233,7 +232,7 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
     TL__TRY(tl__built(mod, ch));
     tl_ir_expr *T = tl_ir_i32(mod, sc->g.T);
     tl_ir_expr *e = tl__add(mod, tl__mul(mod, tl_ir_var_ref(mod, ch), T), sc->g.tid);
-    tl_ir_expr *vals[16];
+    tl_ir_expr *vals[TL__GPU_MAX_RANK];
     tl_ir_expr *stride = tl_ir_i32(mod, 1);
     for (uint32_t d = n; d-- > 0;) {
       tl_ir_expr *q = tl__floordiv(mod, e, stride);
@@ -252,7 +251,7 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
   const tl__gpu_layout *L = &rec->layout;
   tl__gpu_slots sl;
   TL__TRY(tl__gpu_slots_make(mod, L, sc->g.tid, &sl));
-  tl_ir_expr *vals[16];
+  tl_ir_expr *vals[TL__GPU_MAX_RANK];
   for (uint32_t d = 0; d + 1 < n; d++) vals[d] = tl__gpu_unravel_row(mod, L, sl.r, d);
   vals[n - 1] = sl.c;
   for (uint32_t d = 0; d < n; d++) vals[d] = tl__cast_int(mod, s->u.loop.vars[d]->dtype, vals[d]);
@@ -296,8 +295,8 @@ static tl_ir_stmt *lower_store(tl_ir_mutator *mu, tl_ir_stmt *s) {
   tl_ir_span old = tl__loc_push(mod, s->span);
   tl_ir_stmt *out = NULL;
   if (local_of(&sc->g, b, &f) && !f->layout.replicated) {
-    tl_ir_expr *idx[16], *v;
-    for (uint32_t d = 0; d < s->u.store.n && d < 16; d++)
+    tl_ir_expr *idx[TL__GPU_MAX_RANK], *v;
+    for (uint32_t d = 0; d < s->u.store.n; d++)
       if (!(idx[d] = swap_value(mu, &sc->g, s->u.store.indices[d]))) goto done;
     if ((v = swap_value(mu, &sc->g, s->u.store.value))) out = owner_store(sc, f, idx, v);
   } else {

@@ -63,7 +63,7 @@ static tl_ir_expr *shfl(tl_ir_module *mod, tl_ir_expr *x, int64_t mask, int64_t 
   return widen ? tl_ir_cast(mod, t, r) : r;
 }
 
-static tl_ir_stmt *for1(tl_ir_module *mod, tl_ir_var *v, tl_ir_expr *n, tl_ir_stmt *body) {
+static tl_ir_stmt *serial_loop(tl_ir_module *mod, tl_ir_var *v, tl_ir_expr *n, tl_ir_stmt *body) {
   return tl_ir_for(mod, TL_FOR_SERIAL, 1, &v, NULL, &n, body);
 }
 
@@ -102,7 +102,7 @@ static tl_ir_expr *dst_index(tl_ir_module *mod, const tl_ir_expr *dst, uint32_t 
 /* dst[row r] = clear ? v : combine(dst[row r], v). */
 static tl_ir_stmt *store_result(tl_ir_module *mod, tl_ir_op op, const tl_ir_expr *dst, tl_ir_expr *r, tl_ir_expr *v,
                                 bool clear) {
-  tl_ir_expr *idx[16];
+  tl_ir_expr *idx[TL__GPU_MAX_RANK];
   uint32_t nd = dst->u.region.ndim;
   for (uint32_t d = 0; d < nd; d++) idx[d] = dst_index(mod, dst, d, r);
   tl_ir_buffer *b = dst->u.region.buffer;
@@ -141,7 +141,7 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
   tl_ir_var *q0 = tl_ir_var_new(mod, "q", TL_DT_INT32);
   TL__TRY(tl__built(mod, q0));
   tl_ir_expr *vq0 = tl_ir_var_ref(mod, q0);
-  EMIT(for1(mod, q0, cQ, tl_ir_store(mod, part, 1, &vq0, identity_of(mod, op, dt))));
+  EMIT(serial_loop(mod, q0, cQ, tl_ir_store(mod, part, 1, &vq0, identity_of(mod, op, dt))));
   tl__gpu_slots sl;
   TL__TRY(tl__gpu_slots_make(mod, L, c->tid, &sl));
   tl_ir_expr *pq = tl__add(mod, tl__mul(mod, tl_ir_var_ref(mod, sl.rr), tl_ir_i32(mod, L->mr)), tl_ir_var_ref(mod, sl.mi));
@@ -153,13 +153,13 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     tl_ir_var *q = tl_ir_var_new(mod, "q", TL_DT_INT32);
     TL__TRY(tl__built(mod, q));
     tl_ir_expr *vq = tl_ir_var_ref(mod, q);
-    tl_ir_stmt *steps[16];
+    tl_ir_stmt *steps[16]; /* log2(W) butterfly steps, W <= the warp size */
     uint32_t n = 0;
     for (int64_t m = W / 2; m >= 1; m /= 2) {
       tl_ir_expr *cur = tl_ir_load(mod, part, 1, &vq);
       steps[n++] = tl_ir_store(mod, part, 1, &vq, combine(mod, op, cur, shfl(mod, tl_ir_load(mod, part, 1, &vq), m, W)));
     }
-    EMIT(for1(mod, q, cQ, tl_ir_seq(mod, n, steps)));
+    EMIT(serial_loop(mod, q, cQ, tl_ir_seq(mod, n, steps)));
   }
   /* 3. results */
   tl_ir_expr *tc = tl__floormod(mod, c->tid, tl_ir_i32(mod, L->TC));
@@ -171,7 +171,7 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     tl_ir_expr *q = tl__add(mod, tl__mul(mod, tl_ir_var_ref(mod, rr), tl_ir_i32(mod, L->mr)), tl_ir_var_ref(mod, mi));
     tl_ir_stmt *st = store_result(mod, op, dst, q, tl_ir_load(mod, part, 1, &q), clear);
     if (L->RR * L->mr > L->R) st = tl_ir_if(mod, tl_ir_binary(mod, TL_BIN_LT, q, tl_ir_i32(mod, L->R)), st, NULL);
-    st = for1(mod, rr, tl_ir_i32(mod, L->RR), for1(mod, mi, tl_ir_i32(mod, L->mr), st));
+    st = serial_loop(mod, rr, tl_ir_i32(mod, L->RR), serial_loop(mod, mi, tl_ir_i32(mod, L->mr), st));
     EMIT(local_dst ? st : tl__gpu_one_thread(c, st));
   } else {
     tl_ir_expr *nbuf = tl_ir_i32(mod, L->R * NW);
@@ -185,7 +185,7 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     tl_ir_expr *at = tl__add(mod, tl__mul(mod, wr.r, tl_ir_i32(mod, NW)), tl__floordiv(mod, tc, tl_ir_i32(mod, W)));
     tl_ir_stmt *w = tl_ir_store(mod, red, 1, &at, tl_ir_load(mod, part, 1, &wq));
     if (wr.row_ok) w = tl_ir_if(mod, wr.row_ok, w, NULL);
-    w = for1(mod, wr.rr, tl_ir_i32(mod, L->RR), for1(mod, wr.mi, tl_ir_i32(mod, L->mr), w));
+    w = serial_loop(mod, wr.rr, tl_ir_i32(mod, L->RR), serial_loop(mod, wr.mi, tl_ir_i32(mod, L->mr), w));
     EMIT(tl_ir_if(mod, tl_ir_binary(mod, TL_BIN_EQ, tl__floormod(mod, tc, tl_ir_i32(mod, W)), tl_ir_i32(mod, 0)), w, NULL));
     EMIT(tl_ir_barrier(mod)); /* the stores before anyone reads */
     /* every row: acc = combine of its NW values in order */
@@ -199,15 +199,15 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     tl_ir_expr *ri = tl__add(mod, tl__mul(mod, row, tl_ir_i32(mod, NW)), tl_ir_var_ref(mod, wv));
     tl_ir_stmt *body[4] = {
         tl_ir_alloc(mod, acc), tl_ir_store(mod, acc, 0, NULL, identity_of(mod, op, dt)),
-        for1(mod, wv, tl_ir_i32(mod, NW),
+        serial_loop(mod, wv, tl_ir_i32(mod, NW),
              tl_ir_store(mod, acc, 0, NULL, combine(mod, op, tl_ir_load(mod, acc, 0, NULL), tl_ir_load(mod, red, 1, &ri)))),
         store_result(mod, op, dst, row, tl_ir_load(mod, acc, 0, NULL), clear)};
     tl_ir_stmt *each = tl_ir_seq(mod, 4, body);
     if (local_dst) {
-      EMIT(for1(mod, r, tl_ir_i32(mod, L->R), each));
+      EMIT(serial_loop(mod, r, tl_ir_i32(mod, L->R), each));
     } else {
       each = tl_ir_if(mod, tl_ir_binary(mod, TL_BIN_LT, row, tl_ir_i32(mod, L->R)), each, NULL);
-      EMIT(for1(mod, r, tl_ir_i32(mod, (L->R + c->T - 1) / c->T), each));
+      EMIT(serial_loop(mod, r, tl_ir_i32(mod, (L->R + c->T - 1) / c->T), each));
     }
     /* In a loop, the next round's stores must wait until everyone has read. */
     if (c->loop_depth) EMIT(tl_ir_barrier(mod));
@@ -234,7 +234,7 @@ static tl_status stage(tl__gpu_ctx *c, const tl__gpu_frag *f, tl_ir_buffer **sh,
   TL__TRY(tl__built(mod, *sh));
   tl__gpu_slots s;
   TL__TRY(tl__gpu_slots_make(mod, L, c->tid, &s));
-  tl_ir_expr *idx[16];
+  tl_ir_expr *idx[TL__GPU_MAX_RANK];
   for (uint32_t d = 0; d + 1 < L->ndim; d++) idx[d] = tl__gpu_unravel_row(mod, L, s.r, d);
   idx[L->ndim - 1] = s.c;
   *alloc = tl_ir_alloc(mod, *sh);
@@ -261,7 +261,7 @@ tl_status tl__gpu_lower_reduce(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stm
   const tl__gpu_frag *f = src->u.region.buffer->scope == TL_SCOPE_LOCAL_FRAGMENT ? tl__gpu_find_frag(c->info, src->u.region.buffer) : NULL;
   bool local_dst = per_thread(dst->u.region.buffer);
   if (f && !f->layout.replicated) {
-    int64_t se[16], de[16];
+    int64_t se[TL__GPU_MAX_RANK], de[TL__GPU_MAX_RANK];
     uint32_t ns, nd;
     const tl__gpu_layout *L = &f->layout;
     bool rows = dim == (int64_t)L->ndim - 1 && tl__gpu_region_is_whole(src) && tl__gpu_region_is_whole(dst) &&

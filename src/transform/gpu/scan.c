@@ -20,7 +20,7 @@ static bool per_thread(const tl_ir_buffer *b) {
 
 /* Region e restricted to one line: index idx[d] (relative) in every d != dim. */
 static tl_ir_expr *line_region(tl_ir_module *mod, const tl_ir_expr *e, uint32_t dim, tl_ir_expr *const *idx) {
-  tl_ir_expr *mins[16], *ext[16];
+  tl_ir_expr *mins[TL__GPU_MAX_RANK], *ext[TL__GPU_MAX_RANK];
   for (uint32_t d = 0; d < e->u.region.ndim; d++) {
     if (d == dim) {
       mins[d] = e->u.region.mins[d];
@@ -46,8 +46,8 @@ tl_status tl__gpu_lower_cumsum(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stm
     return tl__pass_error(TL_EINVAL, call->span, "T.cumsum: malformed arguments");
   if (per_thread(dst->u.region.buffer)) return tl__lower_tile_op_serial(mod, sc, out);
   uint32_t nd = src->u.region.ndim;
-  bool same = dst->u.region.ndim == nd && nd <= 16;
-  int64_t ext[16], lines = 1;
+  bool same = dst->u.region.ndim == nd && nd <= TL__GPU_MAX_RANK;
+  int64_t ext[TL__GPU_MAX_RANK], lines = 1;
   for (uint32_t d = 0; same && d < nd; d++) {
     int64_t e2;
     same = tl__is_const_int(src->u.region.extents[d], &ext[d]) && tl__is_const_int(dst->u.region.extents[d], &e2) &&
@@ -64,7 +64,7 @@ tl_status tl__gpu_lower_cumsum(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stm
   tl_ir_var *q = tl_ir_var_new(mod, "q", TL_DT_INT32);
   TL__TRY(tl__built(mod, q));
   tl_ir_expr *line = tl__add(mod, tl__mul(mod, tl_ir_var_ref(mod, q), tl_ir_i32(mod, c->T)), c->tid);
-  tl_ir_expr *idx[16];
+  tl_ir_expr *idx[TL__GPU_MAX_RANK];
   int64_t stride = 1;
   for (uint32_t d = nd; d-- > 0;) {
     if (d == (uint32_t)dim) {
