@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "module.h"
+#include "op_table.h"
 #include "print.h"
 
 /* ------------------------------------------------------------------ names */
@@ -219,50 +220,24 @@ static void print_eval(tl__printer *P, const tl_ir_expr *e) {
   uint32_t n = e->u.call.nargs;
   tl_ir_expr *const *a = e->u.call.args;
   tl__sb_appendf(&P->sb, "%s(", tl_ir_op_name(e->u.call.op));
-  switch (e->u.call.op) {
-    case TL_OP_FILL:
-      if (n == 2 && a[0]->kind == TL_EXPR_REGION) {
-        tl__print_expr(P, a[0], 0, NULL);
-        tl__sb_append(&P->sb, ", ");
-        tl__print_expr(P, a[1], 0, &a[0]->u.region.buffer->dtype);
-        break;
-      }
-      print_args(P, e, 0, n);
-      break;
-    case TL_OP_ATOMIC_ADD: case TL_OP_ATOMIC_ADD_ELEM:
-      if (n == 2 && a[0]->kind == TL_EXPR_REGION && a[1]->kind != TL_EXPR_REGION) {
-        tl__print_expr(P, a[0], 0, NULL);
-        tl__sb_append(&P->sb, ", ");
-        tl__print_expr(P, a[1], 0, &a[0]->u.region.buffer->dtype);
-        break;
-      }
-      print_args(P, e, 0, n);
-      break;
-    case TL_OP_GEMM:
-      print_args(P, e, 0, n < 3 ? n : 3);
-      if (n == 6) {
-        print_flag(P, "transpose_A", a[3], 0);
-        print_flag(P, "transpose_B", a[4], 0);
-        print_flag(P, "clear_accum", a[5], 0);
-      } else {
-        print_args(P, e, 3, n);
-      }
-      break;
-    case TL_OP_REDUCE_SUM: case TL_OP_REDUCE_MAX: case TL_OP_REDUCE_MIN: case TL_OP_REDUCE_ABSSUM:
-    case TL_OP_REDUCE_ABSMAX: case TL_OP_CUMSUM:
-      print_args(P, e, 0, n < 2 ? n : 2);
-      if (n == 4) {
+  const tl__tile_op_info *t = tl__tile_op(e->u.call.op);
+  if (!t || n != t->nargs) {
+    print_args(P, e, 0, n);
+  } else {
+    /* Regions and values positionally (a value in the first region's dtype),
+     * flags as keywords left out at their defaults, dim always. */
+    const tl_dtype *elem = a[0]->kind == TL_EXPR_REGION ? &a[0]->u.region.buffer->dtype : NULL;
+    for (uint32_t i = 0; i < n; i++) {
+      if (t->sig[i] != 'I') {
+        if (i) tl__sb_append(&P->sb, ", ");
+        tl__print_expr(P, a[i], 0, a[i]->kind == TL_EXPR_REGION ? NULL : elem);
+      } else if (strcmp(t->arg_names[i], "dim") == 0) {
         tl__sb_append(&P->sb, ", dim=");
-        tl__print_expr(P, a[2], 0, &I32);
-        if (e->u.call.op == TL_OP_CUMSUM) print_flag(P, "reverse", a[3], 0);
-        else print_flag(P, "clear", a[3], 1);
+        tl__print_expr(P, a[i], 0, &I32);
       } else {
-        print_args(P, e, 2, n);
+        print_flag(P, t->arg_names[i], a[i], t->defaults[i]);
       }
-      break;
-    default:
-      print_args(P, e, 0, n);
-      break;
+    }
   }
   tl__sb_append(&P->sb, ")\n");
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "op_table.h"
 #include "verify.h"
 
 /* ------------------------------------------------------------ value calls */
@@ -23,7 +24,7 @@ static bool is_arg_op(tl_ir_op op) { return op >= TL_OP_ARG_NUM && op <= TL_OP_A
 static tl_status verify_arg_op(const tl__verify_ctx *c, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   const char *name = tl_ir_op_name(op);
-  uint32_t want = op == TL_OP_ARG_NUM ? 0 : op == TL_OP_ARG_SHAPE || op == TL_OP_ARG_STRIDE || op == TL_OP_ARG_DATA_ALIGNED ? 2 : 1;
+  uint32_t want = (uint32_t)tl__value_op_arity(op);
   tl_dtype type;
   switch (op) {
   case TL_OP_ARG_SHAPE:
@@ -59,13 +60,9 @@ tl_status tl__verify_value_call(const tl__verify_ctx *c, const tl_ir_expr *e) {
   tl_ir_expr *const *a = e->u.call.args;
   uint32_t want;
   if (is_arg_op(op)) return verify_arg_op(c, e);
-  switch (op) {
-  case TL_OP_POW: want = 2; break;
-  case TL_OP_FMA: want = 3; break;
-  case TL_OP_CEILDIV: want = 2; break;
-  case TL_OP_WARP_SHFL_XOR: want = 3; break;
-  default: want = 1; break;
-  }
+  int arity = tl__value_op_arity(op);
+  if (arity < 0) return tl__verify_error(c, e->span, "%s is not a value op", name);
+  want = (uint32_t)arity;
   if (e->u.call.nargs != want) return nargs_error(c, e, want);
   tl_dtype t = a[0]->dtype;
   switch (op) {
@@ -100,35 +97,6 @@ tl_status tl__verify_value_call(const tl__verify_ctx *c, const tl_ir_expr *e) {
 }
 
 /* --------------------------------------------------------------- tile ops */
-
-/* Argument kinds: R region, E value expression, I integer constant, X either a
- * region or a value. */
-typedef struct tile_sig {
-  const char *kinds;
-  const char *names[6];
-} tile_sig;
-
-static const tile_sig *tile_signature(tl_ir_op op) {
-  static const tile_sig copy = {"RR", {"src", "dst"}}, fill = {"RE", {"dst", "value"}}, clear = {"R", {"dst"}},
-                        gemm = {"RRRIII", {"A", "B", "C", "transpose_A", "transpose_B", "clear_accum"}},
-                        reduce = {"RRII", {"src", "dst", "dim", "clear"}}, atomic = {"RX", {"dst", "value"}},
-                        cumsum = {"RRII", {"src", "dst", "dim", "reverse"}}, elem = {"RE", {"dst", "value"}};
-  switch (op) {
-  case TL_OP_COPY: return &copy;
-  case TL_OP_FILL: return &fill;
-  case TL_OP_CLEAR: return &clear;
-  case TL_OP_GEMM: return &gemm;
-  case TL_OP_REDUCE_SUM:
-  case TL_OP_REDUCE_MAX:
-  case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM:
-  case TL_OP_REDUCE_ABSMAX: return &reduce;
-  case TL_OP_ATOMIC_ADD: return &atomic;
-  case TL_OP_CUMSUM: return &cumsum;
-  case TL_OP_ATOMIC_ADD_ELEM: return &elem;
-  default: return NULL;
-  }
-}
 
 static bool const_int(const tl_ir_expr *e, int64_t *v) {
   if (!e || e->kind != TL_EXPR_INT) return false;
@@ -274,21 +242,63 @@ static tl_status check_value(const tl__verify_ctx *c, const tl_ir_expr *e, const
   return TL_OK;
 }
 
+/* The VERIFY column of the op table: rules beyond the signature, on calls whose
+ * arguments have the signature's kinds. */
+static tl_status verify_copy(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  return check_same_shape(c, e, e->u.call.args[0], e->u.call.args[1]);
+}
+
+static tl_status verify_gemm(const tl__verify_ctx *c, const tl_ir_expr *e) { return check_gemm(c, e); }
+
+static tl_status verify_reduce(const tl__verify_ctx *c, const tl_ir_expr *e) { return check_reduce(c, e); }
+
+static tl_status verify_cumsum(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  tl_ir_expr *const *a = e->u.call.args;
+  TL__TRY(check_dim(c, e, a[0], a[2]->u.int_value));
+  return check_same_shape(c, e, a[0], a[1]);
+}
+
+static tl_status verify_atomic_add(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  tl_ir_expr *const *a = e->u.call.args;
+  return a[1]->kind == TL_EXPR_REGION ? check_same_shape(c, e, a[1], a[0]) : TL_OK;
+}
+
+static tl_status verify_atomic_add_elem(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  tl_ir_expr *const *a = e->u.call.args;
+  for (uint32_t i = 0; i < a[0]->u.region.ndim; i++) {
+    int64_t v;
+    if (!const_int(a[0]->u.region.extents[i], &v) || v != 1) {
+      char s[128];
+      return tl__verify_error(c, e->span, "%s: region of buffer '%s' has shape %s; it must be one element",
+                              tl_ir_op_name(e->u.call.op), a[0]->u.region.buffer->name, shape_text(a[0], s, sizeof s));
+    }
+  }
+  return TL_OK;
+}
+
+typedef tl_status (*verify_fn)(const tl__verify_ctx *c, const tl_ir_expr *e);
+#define verify_none NULL
+#define VERIFY_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, ...) \
+  [TL_OP_##op] = verify_##verify,
+static const verify_fn k_verify[TL_OP__COUNT] = {TL__TILE_OPS(VERIFY_ROW)};
+#undef VERIFY_ROW
+#undef verify_none
+
 tl_status tl__verify_tile_op(const tl__verify_ctx *c, const tl__ir_bind *b, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   const char *name = tl_ir_op_name(op);
-  const tile_sig *sig = tile_signature(op);
+  const tl__tile_op_info *sig = tl__tile_op(op);
   if (!sig) return tl__verify_error(c, e->span, "%s is not a tile op", name);
   if (e->dtype.code != TL_DTYPE_HANDLE) return tl__verify_error(c, e->span, "%s must have dtype handle, not %s", name, tl__dtype_str(e->dtype).s);
-  uint32_t want = (uint32_t)strlen(sig->kinds);
+  uint32_t want = sig->nargs;
   if (e->u.call.nargs != want) return nargs_error(c, e, want);
   if (!e->u.call.args) return tl__verify_error(c, e->span, "%s lacks its arguments", name);
   tl_ir_expr *const *a = e->u.call.args;
   for (uint32_t i = 0; i < want; i++) {
     const tl_ir_expr *x = a[i];
-    const char *arg = sig->names[i];
+    const char *arg = sig->arg_names[i];
     if (!x) return tl__verify_error(c, e->span, "%s: argument '%s' is missing", name, arg);
-    switch (sig->kinds[i]) {
+    switch (sig->sig[i]) {
     case 'R':
       if (x->kind != TL_EXPR_REGION) return tl__verify_error(c, x->span, "%s: argument '%s' must be a buffer region", name, arg);
       TL__TRY(tl__verify_region(c, b, x));
@@ -313,33 +323,5 @@ tl_status tl__verify_tile_op(const tl__verify_ctx *c, const tl__ir_bind *b, cons
       break;
     }
   }
-  switch (op) {
-  case TL_OP_COPY:
-    return check_same_shape(c, e, a[0], a[1]);
-  case TL_OP_GEMM:
-    return check_gemm(c, e);
-  case TL_OP_REDUCE_SUM:
-  case TL_OP_REDUCE_MAX:
-  case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM:
-  case TL_OP_REDUCE_ABSMAX:
-    return check_reduce(c, e);
-  case TL_OP_CUMSUM:
-    TL__TRY(check_dim(c, e, a[0], a[2]->u.int_value));
-    return check_same_shape(c, e, a[0], a[1]);
-  case TL_OP_ATOMIC_ADD:
-    return a[1]->kind == TL_EXPR_REGION ? check_same_shape(c, e, a[1], a[0]) : TL_OK;
-  case TL_OP_ATOMIC_ADD_ELEM:
-    for (uint32_t i = 0; i < a[0]->u.region.ndim; i++) {
-      int64_t v;
-      if (!const_int(a[0]->u.region.extents[i], &v) || v != 1) {
-        char s[128];
-        return tl__verify_error(c, e->span, "%s: region of buffer '%s' has shape %s; it must be one element", name,
-                        a[0]->u.region.buffer->name, shape_text(a[0], s, sizeof s));
-      }
-    }
-    return TL_OK;
-  default:
-    return TL_OK;
-  }
+  return k_verify[op] ? k_verify[op](c, e) : TL_OK;
 }

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "ir/op_table.h"
 #include "transform/bounds.h"
 #include "transform/pass.h"
 #include "transform/util.h"
@@ -373,7 +374,7 @@ static tl_status bind_once(tl_ir_module *mod, tl_ir_expr *value, const char *nam
   return *use ? TL_OK : tl__built(mod, NULL);
 }
 
-static tl_status lower_fill(lower_ctx *c, const tl_ir_expr *call, bool clear, tl_ir_stmt **out) {
+static tl_status lower_fill_or_clear(lower_ctx *c, const tl_ir_expr *call, bool clear, tl_ir_stmt **out) {
   tl_ir_module *mod = c->mod;
   reg dst;
   TL__TRY(get_region(call, 0, &dst));
@@ -485,24 +486,6 @@ static tl_status lower_gemm(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **o
 
 /* ------------------------------------------------------------ reductions */
 
-static tl_ir_expr *identity_of(tl_ir_module *mod, tl_ir_op op, tl_dtype t) {
-  bool is_max = op == TL_OP_REDUCE_MAX, is_min = op == TL_OP_REDUCE_MIN;
-  if (!is_max && !is_min) return tl__zero(mod, t);
-  if (tl_dtype_is_float(t)) return tl_ir_float(mod, t, is_max ? -__builtin_inf() : __builtin_inf());
-  int64_t lo, hi;
-  tl__dtype_range(t, &lo, &hi);
-  if (t.code == TL_DTYPE_UINT && t.bits >= 64) hi = -1; /* all ones */
-  return tl_ir_int(mod, t, is_max ? lo : hi);
-}
-
-/* acc (op) x in the reduction's combining operator. */
-static tl_ir_expr *combine(tl_ir_module *mod, tl_ir_op op, tl_ir_expr *acc, tl_ir_expr *x) {
-  tl_ir_binop b = op == TL_OP_REDUCE_MAX || op == TL_OP_REDUCE_ABSMAX ? TL_BIN_MAX
-                  : op == TL_OP_REDUCE_MIN                            ? TL_BIN_MIN
-                                                                      : TL_BIN_ADD;
-  return tl_ir_binary(mod, b, acc, x);
-}
-
 /* An accumulator: a local.var buffer, its ALLOC and a load of it. */
 typedef struct accum {
   tl_ir_buffer *buf;
@@ -556,10 +539,11 @@ static tl_status lower_reduce(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
     sidx[d] = d == dim ? tl__add(mod, src.mins[d], tl_ir_var_ref(mod, r)) : index_of(mod, &src, d, &L, sl);
   for (uint32_t d = 0; d < dst.ndim; d++) didx[d] = index_of(mod, &dst, d, &L, dl);
   tl_ir_expr *x = tl__convert(mod, dt, tl_ir_load(mod, src.buf, src.ndim, sidx));
-  if (op == TL_OP_REDUCE_ABSSUM || op == TL_OP_REDUCE_ABSMAX) x = x ? tl_ir_call(mod, TL_OP_ABS, dt, 1, &x) : NULL;
-  tl_ir_stmt *step = acc_store(mod, &acc, combine(mod, op, acc_load(mod, &acc), x));
-  tl_ir_expr *result = clear ? acc_load(mod, &acc) : combine(mod, op, tl_ir_load(mod, dst.buf, dst.ndim, didx), acc_load(mod, &acc));
-  tl_ir_stmt *body[4] = {acc.alloc, acc_store(mod, &acc, identity_of(mod, op, dt)),
+  x = tl__fold_input(mod, op, x);
+  tl_ir_stmt *step = acc_store(mod, &acc, tl__fold_combine(mod, op, acc_load(mod, &acc), x));
+  tl_ir_expr *result = clear ? acc_load(mod, &acc)
+                             : tl__fold_combine(mod, op, tl_ir_load(mod, dst.buf, dst.ndim, didx), acc_load(mod, &acc));
+  tl_ir_stmt *body[4] = {acc.alloc, acc_store(mod, &acc, tl__fold_identity(mod, op, dt)),
                          tl_ir_for(mod, TL_FOR_SERIAL, 1, &r, NULL, &src.ext[dim], step),
                          tl_ir_store(mod, dst.buf, dst.ndim, didx, result)};
   *out = build_loops(mod, &L, tl_ir_seq(mod, 4, body));
@@ -689,26 +673,31 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
 
 /* --------------------------------------------------------------- dispatch */
 
+static tl_status lower_clear(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
+  return lower_fill_or_clear(c, call, true, out);
+}
+
+static tl_status lower_fill(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
+  return lower_fill_or_clear(c, call, false, out);
+}
+
+/* The SERIAL and ELEMENTWISE columns of the op table (ir/op_table.h). */
+typedef tl_status (*lower_fn)(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out);
+#define lower_none NULL
+#define LOWER_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, interp, check, serial, \
+                  ...)                                                                                            \
+  [TL_OP_##op] = lower_##serial,
+static const lower_fn k_lower[TL_OP__COUNT] = {TL__TILE_OPS(LOWER_ROW)};
+#undef LOWER_ROW
+#undef lower_none
+
 static tl_status lower_op(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
   tl_ir_op op = call->u.call.op;
-  if (c->parallel && op != TL_OP_COPY && op != TL_OP_FILL && op != TL_OP_CLEAR && op != TL_OP_ATOMIC_ADD) {
-    *out = NULL; /* left for the GPU passes */
-    return TL_OK;
-  }
-  switch (op) {
-  case TL_OP_COPY: return lower_copy(c, call, out);
-  case TL_OP_FILL: return lower_fill(c, call, false, out);
-  case TL_OP_CLEAR: return lower_fill(c, call, true, out);
-  case TL_OP_GEMM: return lower_gemm(c, call, out);
-  case TL_OP_REDUCE_SUM:
-  case TL_OP_REDUCE_MAX:
-  case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM:
-  case TL_OP_REDUCE_ABSMAX: return lower_reduce(c, call, out);
-  case TL_OP_CUMSUM: return lower_cumsum(c, call, out);
-  case TL_OP_ATOMIC_ADD: return lower_atomic_add(c, call, out);
-  default: *out = NULL; return TL_OK; /* lowered builtins stay */
-  }
+  const tl__tile_op_info *t = tl__tile_op(op);
+  *out = NULL;
+  if (!t || !k_lower[op]) return TL_OK;            /* lowered builtins stay */
+  if (c->parallel && !t->elementwise) return TL_OK; /* left for the GPU passes */
+  return k_lower[op](c, call, out);
 }
 
 static tl_ir_stmt *lower_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "ir/op_table.h"
 #include "transform/pass.h"
 #include "transform/util.h"
 
@@ -72,34 +73,39 @@ static tl_status check_gemm(const tl_ir_expr *call) {
   return TL_OK;
 }
 
+static tl_status check_reduce(const tl_ir_expr *call) {
+  for (uint32_t i = 0; i < 2; i++) {
+    const tl_ir_buffer *b = call->u.call.args[i]->u.region.buffer;
+    if (!on_chip(b->scope))
+      return scope_error(call, i ? "the destination" : "the source", b, "a fragment, shared or local buffer");
+  }
+  return TL_OK;
+}
+
+static tl_status check_atomic_add(const tl_ir_expr *call) {
+  const tl_ir_buffer *b = call->u.call.args[0]->u.region.buffer;
+  if (!tl_dtype_is_int(b->dtype) && !tl_dtype_is_float(b->dtype)) {
+    char n[32];
+    return tl__pass_error(TL_EINVAL, call->span, "T.atomic_add: buffer '%s' holds %s, not numbers", b->name,
+                          tl_dtype_name(b->dtype, n, sizeof n));
+  }
+  return TL_OK;
+}
+
+/* The CHECK column of the op table (ir/op_table.h). */
+typedef tl_status (*check_fn)(const tl_ir_expr *call);
+#define check_none NULL
+#define CHECK_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, interp, check, ...) \
+  [TL_OP_##op] = check_##check,
+static const check_fn k_check[TL_OP__COUNT] = {TL__TILE_OPS(CHECK_ROW)};
+#undef CHECK_ROW
+#undef check_none
+
 static tl_status check_tile_op(const tl_ir_expr *call) {
-  tl_ir_op op = call->u.call.op;
   for (uint32_t i = 0; i < call->u.call.nargs; i++)
     if (call->u.call.args[i]->kind == TL_EXPR_REGION) TL__TRY(region_in_bounds(call, call->u.call.args[i]));
-  switch (op) {
-  case TL_OP_GEMM: return check_gemm(call);
-  case TL_OP_REDUCE_SUM:
-  case TL_OP_REDUCE_MAX:
-  case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM:
-  case TL_OP_REDUCE_ABSMAX:
-    for (uint32_t i = 0; i < 2; i++) {
-      const tl_ir_buffer *b = call->u.call.args[i]->u.region.buffer;
-      if (!on_chip(b->scope))
-        return scope_error(call, i ? "the destination" : "the source", b, "a fragment, shared or local buffer");
-    }
-    return TL_OK;
-  case TL_OP_ATOMIC_ADD: {
-    const tl_ir_buffer *b = call->u.call.args[0]->u.region.buffer;
-    if (!tl_dtype_is_int(b->dtype) && !tl_dtype_is_float(b->dtype)) {
-      char n[32];
-      return tl__pass_error(TL_EINVAL, call->span, "T.atomic_add: buffer '%s' holds %s, not numbers", b->name,
-                            tl_dtype_name(b->dtype, n, sizeof n));
-    }
-    return TL_OK;
-  }
-  default: return TL_OK;
-  }
+  check_fn check = (unsigned)call->u.call.op < TL_OP__COUNT ? k_check[call->u.call.op] : NULL;
+  return check ? check(call) : TL_OK;
 }
 
 static bool visit_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {

@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "ir/module.h"
+#include "ir/op_table.h"
 #include "transform/util.h"
 
 tl_ir_span tl__loc_push(tl_ir_module *mod, tl_ir_span span) {
@@ -150,6 +151,26 @@ tl_ir_expr *tl__cast_int(tl_ir_module *mod, tl_dtype t, tl_ir_expr *e) {
 tl_ir_expr *tl__zero(tl_ir_module *mod, tl_dtype t) {
   if (tl_dtype_is_float(t)) return tl_ir_float(mod, t, 0.0);
   return tl_ir_int(mod, t, 0);
+}
+
+tl_ir_expr *tl__fold_identity(tl_ir_module *mod, tl_ir_op op, tl_dtype t) {
+  tl__identity_kind id = tl__tile_op(op)->fold.identity;
+  if (id == TL__IDENTITY_ZERO) return tl__zero(mod, t);
+  bool lowest = id == TL__IDENTITY_LOWEST;
+  if (tl_dtype_is_float(t)) return tl_ir_float(mod, t, lowest ? -__builtin_inf() : __builtin_inf());
+  int64_t lo, hi;
+  tl__dtype_range(t, &lo, &hi);
+  if (t.code == TL_DTYPE_UINT && t.bits >= 64) hi = -1; /* all ones */
+  return tl_ir_int(mod, t, lowest ? lo : hi);
+}
+
+tl_ir_expr *tl__fold_input(tl_ir_module *mod, tl_ir_op op, tl_ir_expr *x) {
+  if (!x || !tl__tile_op(op)->fold.abs) return x;
+  return tl_ir_call(mod, TL_OP_ABS, x->dtype, 1, &x);
+}
+
+tl_ir_expr *tl__fold_combine(tl_ir_module *mod, tl_ir_op op, tl_ir_expr *acc, tl_ir_expr *x) {
+  return tl_ir_binary(mod, tl__tile_op(op)->fold.combine, acc, x);
 }
 
 tl_ir_expr *tl__convert(tl_ir_module *mod, tl_dtype t, tl_ir_expr *value) {

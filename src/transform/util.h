@@ -50,6 +50,13 @@ tl_ir_expr *tl__zero(tl_ir_module *mod, tl_dtype t);
 /* A value converted to t (value itself if it already has t). */
 tl_ir_expr *tl__convert(tl_ir_module *mod, tl_dtype t, tl_ir_expr *value);
 
+/* The fold of tile op `op` as the op table gives it (ir/op_table.h, FOLD), for
+ * the serial and GPU lowerings alike: where it starts in dtype t, the element it
+ * folds (x, or |x|), and acc combined with x. NULL in, NULL out. */
+tl_ir_expr *tl__fold_identity(tl_ir_module *mod, tl_ir_op op, tl_dtype t);
+tl_ir_expr *tl__fold_input(tl_ir_module *mod, tl_ir_op op, tl_ir_expr *x);
+tl_ir_expr *tl__fold_combine(tl_ir_module *mod, tl_ir_op op, tl_ir_expr *acc, tl_ir_expr *x);
+
 /* Structural equality of two expressions in one scope: variables and buffers are
  * compared by identity, constants by value and dtype. */
 bool tl__expr_same(const tl_ir_expr *a, const tl_ir_expr *b);

@@ -14,6 +14,7 @@
 #include "base/hash.h"
 #include "base/str.h"
 #include "base/vec.h"
+#include "ir/op_table.h"
 
 /* ------------------------------------------------------------- elements */
 
@@ -113,41 +114,15 @@ static void mark(access_scan *sc, const tl_ir_expr *region_or_load, bool is_read
   if (is_write) sc->written[i] = true;
 }
 
-static bool const_flag(const tl_ir_expr *e, bool dflt) {
-  return e && e->kind == TL_EXPR_INT ? e->u.int_value != 0 : dflt;
-}
-
+/* Reads and writes of a tile op, from the op table (ir/op_table.h): its WRITTEN
+ * region written (and read per WRITTEN_READ), every other operand read. */
 static void scan_tile_op(access_scan *sc, const tl_ir_expr *call) {
-  tl_ir_expr *const *a = call->u.call.args;
-  uint32_t n = call->u.call.nargs;
-  switch (call->u.call.op) {
-  case TL_OP_COPY:
-    if (n >= 2) { mark(sc, a[0], true, false); mark(sc, a[1], false, true); }
-    break;
-  case TL_OP_FILL:
-  case TL_OP_CLEAR:
-    if (n >= 1) mark(sc, a[0], false, true);
-    break;
-  case TL_OP_GEMM:
-    if (n >= 6) {
-      mark(sc, a[0], true, false);
-      mark(sc, a[1], true, false);
-      mark(sc, a[2], !const_flag(a[5], false), true);
-    }
-    break;
-  case TL_OP_REDUCE_SUM: case TL_OP_REDUCE_MAX: case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM: case TL_OP_REDUCE_ABSMAX:
-    if (n >= 4) { mark(sc, a[0], true, false); mark(sc, a[1], !const_flag(a[3], true), true); }
-    break;
-  case TL_OP_CUMSUM:
-    if (n >= 2) { mark(sc, a[0], true, false); mark(sc, a[1], false, true); }
-    break;
-  case TL_OP_ATOMIC_ADD:
-  case TL_OP_ATOMIC_ADD_ELEM:
-    if (n >= 2) { mark(sc, a[0], true, true); mark(sc, a[1], true, false); }
-    break;
-  default:
-    break;
+  const tl__tile_op_info *t = tl__tile_op(call->u.call.op);
+  if (!t || call->u.call.nargs != t->nargs) return;
+  for (uint32_t i = 0; i < t->nargs; i++) {
+    if (t->sig[i] == 'I') continue;
+    bool written = i == t->written;
+    mark(sc, call->u.call.args[i], !written || tl__tile_op_reads_written(t, call), written);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "base/str.h"
 #include "ir/interp/interp.h"
 #include "ir/interp/simt.h"
+#include "ir/op_table.h"
 
 #define MAX_DIMS 16
 
@@ -326,17 +327,19 @@ static tl_status op_gemm(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span
 
 /* ------------------------------------------------------------ reductions */
 
-static tl__ival reduce_identity(tl_ir_op op, tl_dtype t) {
+/* Where the op table's fold of `op` starts, in dtype t. */
+static tl__ival fold_identity(tl_ir_op op, tl_dtype t) {
   tl__ival v = zero_of(t);
-  bool is_max = op == TL_OP_REDUCE_MAX, is_min = op == TL_OP_REDUCE_MIN;
-  if (!is_max && !is_min) return v;
+  tl__identity_kind id = tl__tile_op(op)->fold.identity;
+  if (id == TL__IDENTITY_ZERO) return v;
+  bool lowest = id == TL__IDENTITY_LOWEST;
   if (tl_dtype_is_float(t)) {
-    v.f = is_max ? -INFINITY : INFINITY;
+    v.f = lowest ? -INFINITY : INFINITY;
   } else if (t.code == TL_DTYPE_UINT) {
-    v.i = is_max ? 0 : tl__iv_wrap(t, -1);
+    v.i = lowest ? 0 : tl__iv_wrap(t, -1);
   } else {
     int64_t hi = t.bits >= 64 ? INT64_MAX : (int64_t)((1ull << (t.bits - 1)) - 1);
-    v.i = is_max ? -hi - 1 : hi;
+    v.i = lowest ? -hi - 1 : hi;
   }
   return v;
 }
@@ -375,17 +378,16 @@ static tl_status op_reduce(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span sp
   drop_dim(&src, d, omins, oext);
   if (!same_shape(oext, src.ndim - 1, dst.ext, dst.ndim))
     return shape_mismatch(name, "reduced source", oext, src.ndim - 1, "destination", dst.ext, dst.ndim, span);
-  bool is_abs = op == TL_OP_REDUCE_ABSSUM || op == TL_OP_REDUCE_ABSMAX;
-  tl_ir_binop comb = op == TL_OP_REDUCE_MAX || op == TL_OP_REDUCE_ABSMAX ? TL_BIN_MAX
-                     : op == TL_OP_REDUCE_MIN                            ? TL_BIN_MIN
-                                                                         : TL_BIN_ADD;
+  const tl__op_fold *fold = &tl__tile_op(op)->fold;
+  bool is_abs = fold->abs;
+  tl_ir_binop comb = fold->combine;
   int64_t outer = 1;
   for (uint32_t i = 0; i + 1 < src.ndim; i++) outer *= oext[i];
   int64_t oidx[MAX_DIMS], sidx[MAX_DIMS], didx[MAX_DIMS];
   for (int64_t o = 0; o < outer; o++) {
     unravel(omins, oext, src.ndim - 1, o, oidx);
     for (uint32_t i = 0, j = 0; i < src.ndim; i++) sidx[i] = i == d ? 0 : oidx[j++];
-    tl__ival acc = reduce_identity(op, dst.dt);
+    tl__ival acc = fold_identity(op, dst.dt);
     for (int64_t k = 0; k < src.ext[d]; k++) {
       sidx[d] = src.mins[d] + k;
       tl__ival v, x;
@@ -511,35 +513,18 @@ static tl_status op_atomic_add(tl__iframe *fr, const tl_ir_expr *call, tl_ir_spa
 
 /* --------------------------------------------------------------- dispatch */
 
-static uint32_t tile_arity(tl_ir_op op) {
-  switch (op) {
-  case TL_OP_COPY: case TL_OP_FILL: case TL_OP_ATOMIC_ADD: case TL_OP_ATOMIC_ADD_ELEM: return 2;
-  case TL_OP_CLEAR: return 1;
-  case TL_OP_GEMM: return 6;
-  case TL_OP_WARP_SHFL_XOR: return 3;
-  default: return 4; /* reductions, cumsum */
-  }
-}
+typedef tl_status (*interp_fn)(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span);
+#define INTERP_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, interp, ...) \
+  [TL_OP_##op] = op_##interp,
+static const interp_fn k_interp[TL_OP__COUNT] = {TL__TILE_OPS(INTERP_ROW)};
+#undef INTERP_ROW
 
 tl_status tl__interp_tile_op(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
   tl_ir_op op = call->u.call.op;
-  if (!call->u.call.args || call->u.call.nargs != tile_arity(op))
-    return tl__interp_error(TL_EINVAL, span, "%s takes %u arguments but got %u", tl_ir_op_name(op), tile_arity(op),
+  const tl__tile_op_info *t = tl__tile_op(op);
+  if (!t) return tl__interp_error(TL_EINVAL, span, "%s is not a tile op", tl_ir_op_name(op));
+  if (!call->u.call.args || call->u.call.nargs != t->nargs)
+    return tl__interp_error(TL_EINVAL, span, "%s takes %u arguments but got %u", tl_ir_op_name(op), t->nargs,
                             call->u.call.nargs);
-  switch (op) {
-  case TL_OP_COPY: return op_copy(fr, call, span);
-  case TL_OP_FILL: return op_fill(fr, call, span);
-  case TL_OP_CLEAR: return op_clear(fr, call, span);
-  case TL_OP_GEMM: return op_gemm(fr, call, span);
-  case TL_OP_REDUCE_SUM:
-  case TL_OP_REDUCE_MAX:
-  case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM:
-  case TL_OP_REDUCE_ABSMAX: return op_reduce(fr, call, span);
-  case TL_OP_CUMSUM: return op_cumsum(fr, call, span);
-  case TL_OP_ATOMIC_ADD:
-  case TL_OP_ATOMIC_ADD_ELEM: return op_atomic_add(fr, call, span);
-  default:
-    return tl__interp_error(TL_EINVAL, span, "%s is not a tile op", tl_ir_op_name(op));
-  }
+  return k_interp[op](fr, call, span);
 }

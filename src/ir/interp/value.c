@@ -12,6 +12,7 @@
 #include "base/fp16.h"
 #include "base/str.h"
 #include "ir/interp/interp.h"
+#include "ir/op_table.h"
 
 tl_status tl__interp_error(tl_status s, tl_ir_span span, const char *fmt, ...) {
   va_list ap;
@@ -354,14 +355,6 @@ tl_status tl__iv_unary(tl_ir_unop op, tl_dtype t, tl__ival a, tl_ir_span span, t
   return undefined_op("?", t, span);
 }
 
-static uint32_t math_arity(tl_ir_op op) {
-  switch (op) {
-  case TL_OP_POW: case TL_OP_CEILDIV: return 2;
-  case TL_OP_FMA: return 3;
-  default: return 1;
-  }
-}
-
 static tl_status int_math(tl_ir_op op, tl_dtype t, const tl__ival *args, tl_ir_span span, tl__ival *out) {
   char nb[32];
   int64_t a = args[0].i;
@@ -395,9 +388,11 @@ tl_status tl__iv_math(tl_ir_op op, tl_dtype t, const tl__ival *args, uint32_t na
                       tl__ival *out) {
   char nb[32];
   t = tl_dtype_scalar(t);
-  if (nargs != math_arity(op))
-    return tl__interp_error(TL_EINVAL, span, "%s takes %u argument%s but got %u", tl_ir_op_name(op),
-                            math_arity(op), math_arity(op) == 1 ? "" : "s", nargs);
+  int arity = tl__value_op_arity(op);
+  if (arity < 0) return tl__interp_error(TL_EINVAL, span, "%s is not a math intrinsic", tl_ir_op_name(op));
+  if (nargs != (uint32_t)arity)
+    return tl__interp_error(TL_EINVAL, span, "%s takes %d argument%s but got %u", tl_ir_op_name(op), arity,
+                            arity == 1 ? "" : "s", nargs);
   if (tl_dtype_is_int(t)) return int_math(op, t, args, span, out);
   if (!tl_dtype_is_float(t))
     return tl__interp_error(TL_EINVAL, span, "%s is not defined for %s", tl_ir_op_name(op),

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "elab.h"
+#include "ir/op_table.h"
 
 static const tl__builtin_info LANG[] = {
   {"Tensor", BI_TENSOR, -1},
@@ -25,44 +26,23 @@ static const tl__builtin_info LANG[] = {
   {"empty", BI_EMPTY, -1},
   {"symbolic", BI_SYMBOLIC, -1},
   {"dynamic", BI_SYMBOLIC, -1},
-  {"copy", BI_COPY, TL_OP_COPY},
-  {"fill", BI_FILL, TL_OP_FILL},
-  {"clear", BI_CLEAR, TL_OP_CLEAR},
-  {"gemm", BI_GEMM, TL_OP_GEMM},
-  {"reduce_sum", BI_REDUCE, TL_OP_REDUCE_SUM},
-  {"reduce_max", BI_REDUCE, TL_OP_REDUCE_MAX},
-  {"reduce_min", BI_REDUCE, TL_OP_REDUCE_MIN},
-  {"reduce_abssum", BI_REDUCE, TL_OP_REDUCE_ABSSUM},
-  {"reduce_absmax", BI_REDUCE, TL_OP_REDUCE_ABSMAX},
-  {"atomic_add", BI_ATOMIC_ADD, TL_OP_ATOMIC_ADD},
-  {"cumsum", BI_CUMSUM, TL_OP_CUMSUM},
   {"sync_threads", BI_SYNC_THREADS, -1},
-  {"exp", BI_MATH, TL_OP_EXP},
-  {"exp2", BI_MATH, TL_OP_EXP2},
-  {"log", BI_MATH, TL_OP_LOG},
-  {"log2", BI_MATH, TL_OP_LOG2},
-  {"sqrt", BI_MATH, TL_OP_SQRT},
-  {"rsqrt", BI_MATH, TL_OP_RSQRT},
-  {"tanh", BI_MATH, TL_OP_TANH},
-  {"sigmoid", BI_MATH, TL_OP_SIGMOID},
-  {"pow", BI_MATH, TL_OP_POW},
-  {"fma", BI_MATH, TL_OP_FMA},
-  {"floor", BI_MATH, TL_OP_FLOOR},
-  {"ceil", BI_MATH, TL_OP_CEIL},
-  {"round", BI_MATH, TL_OP_ROUND},
-  {"trunc", BI_MATH, TL_OP_TRUNC},
-  {"sin", BI_MATH, TL_OP_SIN},
-  {"cos", BI_MATH, TL_OP_COS},
-  {"abs", BI_MATH, TL_OP_ABS},
   {"max", BI_MAX, -1},
   {"min", BI_MIN, -1},
   {"if_then_else", BI_IF_THEN_ELSE, -1},
-  {"ceildiv", BI_CEILDIV, TL_OP_CEILDIV},
   {"truncdiv", BI_TRUNCDIV, -1},
   {"Cast", BI_CAST_DT_X, -1},
   {"cast", BI_CAST_X_DT, -1},
   {"infinity", BI_INFINITY, -1},
 };
+
+/* The operations' members (T.copy, T.exp, ...), from the op table: its NAME
+ * without "T.", its FRONT family; rows with FRONT NONE are made by passes only. */
+#define VALUE_OP_ROW(op, name, arity, front) {name + 2, BI_##front, TL_OP_##op},
+#define TILE_OP_ROW(op, name, front, ...) {name + 2, BI_##front, TL_OP_##op},
+static const tl__builtin_info OPS[] = {TL__VALUE_OPS(VALUE_OP_ROW) TL__TILE_OPS(TILE_OP_ROW)};
+#undef VALUE_OP_ROW
+#undef TILE_OP_ROW
 
 static const tl__builtin_info PYTHON[] = {
   {"range", BI_RANGE, -1},
@@ -78,6 +58,8 @@ static const tl__builtin_info PYTHON[] = {
 const tl__builtin_info *tl__builtin_lang(const char *name) {
   for (size_t i = 0; i < sizeof LANG / sizeof LANG[0]; i++)
     if (strcmp(LANG[i].name, name) == 0) return &LANG[i];
+  for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+    if (OPS[i].id != BI_NONE && strcmp(OPS[i].name, name) == 0) return &OPS[i];
   return NULL;
 }
 

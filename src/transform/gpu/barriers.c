@@ -30,6 +30,7 @@
 
 #include "base/error.h"
 #include "base/vec.h"
+#include "ir/op_table.h"
 #include "transform/gpu/gpu.h"
 #include "transform/pass.h"
 #include "transform/util.h"
@@ -117,18 +118,7 @@ static bool col_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
   if (e->kind == TL_EXPR_LOAD) add(k->c, k->set, e->u.load.buffer, true, false);
   if (e->kind == TL_EXPR_CALL && tl_ir_op_is_tile(e->u.call.op)) {
     /* Regions: every one read (conservatively), the destination also written. */
-    uint32_t dst = UINT32_MAX;
-    switch (e->u.call.op) {
-    case TL_OP_GEMM: dst = 2; break;
-    case TL_OP_COPY:
-    case TL_OP_CUMSUM:
-    case TL_OP_REDUCE_SUM:
-    case TL_OP_REDUCE_MAX:
-    case TL_OP_REDUCE_MIN:
-    case TL_OP_REDUCE_ABSSUM:
-    case TL_OP_REDUCE_ABSMAX: dst = 1; break;
-    default: dst = 0; break; /* fill, clear, atomic adds */
-    }
+    uint32_t dst = tl__tile_op(e->u.call.op)->written;
     for (uint32_t i = 0; i < e->u.call.nargs; i++) {
       const tl_ir_expr *a = e->u.call.args[i];
       if (a->kind == TL_EXPR_REGION) add(k->c, k->set, a->u.region.buffer, true, i == dst);

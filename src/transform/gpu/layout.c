@@ -23,6 +23,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "ir/op_table.h"
 #include "base/str.h"
 #include "transform/gpu/gpu.h"
 #include "transform/pass.h"
@@ -304,6 +305,57 @@ static void require_replicated(scan *c, const tl_ir_expr *call, uint32_t arg, co
   set_reason(c, fi, reason_dup(c, buf), call->span);
 }
 
+/* The GPU column of the op table (ir/op_table.h), as layouts see it: what a tile
+ * op that reaches the GPU passes requires of the fragments it touches (lf: the
+ * facts of the T.Parallel loop around it, NULL outside one). */
+typedef void (*layout_fn)(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf);
+
+/* False (the status set) when a block-level tile op is inside T.Parallel. */
+static bool outside_parallel(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, const loop_facts *lf) {
+  if (!lf) return true;
+  c->st = tl__pass_error(TL_EUNSUPPORTED, call->span.line ? call->span : s->span,
+                         "%s inside T.Parallel is not supported on GPU targets: move it out of the loop",
+                         tl_ir_op_name(call->u.call.op));
+  return false;
+}
+
+static void layout_atomic_add_elem(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
+  (void)c;
+  (void)s;
+  if (lf) {
+    lf->writes_memory = true;
+    if (!lf->memory_buf) lf->memory_buf = region_buf(call, 0);
+  }
+}
+
+static void layout_gemm(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
+  if (!outside_parallel(c, s, call, lf)) return;
+  require_replicated(c, call, 0, "operand A of");
+  require_replicated(c, call, 1, "operand B of");
+  const tl_ir_buffer *cb = region_buf(call, 2);
+  int fi = cb && cb->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, cb) : -1;
+  if (fi >= 0) frag_at(c, fi)->gemm_c = true;
+}
+
+static void layout_reduce(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
+  if (!outside_parallel(c, s, call, lf)) return;
+  require_replicated(c, call, 1, "the destination of");
+}
+
+static void layout_cumsum(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
+  if (!outside_parallel(c, s, call, lf)) return;
+  require_replicated(c, call, 0, "an operand of");
+  require_replicated(c, call, 1, "an operand of");
+}
+
+#define layout_none NULL
+#define LAYOUT_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, interp, check, serial, \
+                   elementwise, gpu)                                                                                \
+  [TL_OP_##op] = layout_##gpu,
+static const layout_fn k_layout[TL_OP__COUNT] = {TL__TILE_OPS(LAYOUT_ROW)};
+#undef LAYOUT_ROW
+#undef layout_none
+
 static void scan_tile_op(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call) {
   tl_ir_op op = call->u.call.op;
   loop_facts *lf = cur_facts(c);
@@ -318,44 +370,13 @@ static void scan_tile_op(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call) {
       scan_expr(c, a);
     }
   }
-  switch (op) {
-  case TL_OP_ATOMIC_ADD_ELEM:
-    if (lf) {
-      lf->writes_memory = true;
-      if (!lf->memory_buf) lf->memory_buf = region_buf(call, 0);
-    }
-    return;
-  case TL_OP_GEMM:
-  case TL_OP_REDUCE_SUM:
-  case TL_OP_REDUCE_MAX:
-  case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM:
-  case TL_OP_REDUCE_ABSMAX:
-  case TL_OP_CUMSUM:
-    if (lf) {
-      c->st = tl__pass_error(TL_EUNSUPPORTED, call->span.line ? call->span : s->span,
-                             "%s inside T.Parallel is not supported on GPU targets: move it out of the loop",
-                             tl_ir_op_name(op));
-      return;
-    }
-    if (op == TL_OP_GEMM) {
-      require_replicated(c, call, 0, "operand A of");
-      require_replicated(c, call, 1, "operand B of");
-      const tl_ir_buffer *cb = region_buf(call, 2);
-      int fi = cb && cb->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, cb) : -1;
-      if (fi >= 0) frag_at(c, fi)->gemm_c = true;
-    } else if (op == TL_OP_CUMSUM) {
-      require_replicated(c, call, 0, "an operand of");
-      require_replicated(c, call, 1, "an operand of");
-    } else {
-      require_replicated(c, call, 1, "the destination of");
-    }
-    return;
-  default:
+  layout_fn rule = (unsigned)op < TL_OP__COUNT ? k_layout[op] : NULL;
+  if (!rule) {
     c->st = tl__pass_error(TL_EINVAL, call->span.line ? call->span : s->span,
                            "%s remains: run lower_elementwise_tile_ops before the GPU passes", tl_ir_op_name(op));
     return;
   }
+  rule(c, s, call, lf);
 }
 
 static void scan_stmt(scan *c, const tl_ir_stmt *s) {

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "ir/op_table.h"
 #include "transform/gpu/gpu.h"
 #include "transform/pass.h"
 #include "transform/util.h"
@@ -310,34 +311,52 @@ done:
   return out;
 }
 
-static tl_status lower_tile(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out) {
+/* The GPU column of the op table (ir/op_table.h): the SIMT lowering of a tile op
+ * statement s; `none`: lowered before the GPU passes. */
+typedef tl_status (*gpu_fn)(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out);
+
+static tl_status gpu_gemm(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out) {
   tl__gpu_ctx *c = &sc->g;
   const tl_ir_expr *call = s->u.eval.expr;
-  switch (call->u.call.op) {
-  case TL_OP_GEMM: {
-    const tl__gpu_frag *f;
-    if (local_of(c, call->u.call.args[2]->u.region.buffer, &f) && !f->layout.replicated)
-      return tl__gpu_lower_gemm(c, call, out);
-    tl_ir_stmt *sw;
-    TL__TRY(tl__gpu_swap_fragments(c, (tl_ir_stmt *)s, &sw));
-    return tl__lower_tile_op_serial(c->mod, sw->u.eval.expr, out);
-  }
-  case TL_OP_REDUCE_SUM:
-  case TL_OP_REDUCE_MAX:
-  case TL_OP_REDUCE_MIN:
-  case TL_OP_REDUCE_ABSSUM:
-  case TL_OP_REDUCE_ABSMAX: return tl__gpu_lower_reduce(c, call, out);
-  case TL_OP_CUMSUM: return tl__gpu_lower_cumsum(c, call, out);
-  case TL_OP_ATOMIC_ADD_ELEM: {
-    tl_ir_stmt *sw;
-    TL__TRY(tl__gpu_swap_fragments(c, (tl_ir_stmt *)s, &sw));
-    *out = tl__gpu_one_thread(c, sw);
-    return tl__built(c->mod, *out);
-  }
-  default:
-    return tl__pass_error(TL_EINVAL, call->span, "%s remains: run lower_elementwise_tile_ops before the GPU passes",
-                          tl_ir_op_name(call->u.call.op));
-  }
+  const tl__gpu_frag *f;
+  if (local_of(c, call->u.call.args[2]->u.region.buffer, &f) && !f->layout.replicated)
+    return tl__gpu_lower_gemm(c, call, out);
+  tl_ir_stmt *sw;
+  TL__TRY(tl__gpu_swap_fragments(c, (tl_ir_stmt *)s, &sw));
+  return tl__lower_tile_op_serial(c->mod, sw->u.eval.expr, out);
+}
+
+static tl_status gpu_reduce(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out) {
+  return tl__gpu_lower_reduce(&sc->g, s->u.eval.expr, out);
+}
+
+static tl_status gpu_cumsum(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out) {
+  return tl__gpu_lower_cumsum(&sc->g, s->u.eval.expr, out);
+}
+
+static tl_status gpu_atomic_add_elem(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out) {
+  tl__gpu_ctx *c = &sc->g;
+  tl_ir_stmt *sw;
+  TL__TRY(tl__gpu_swap_fragments(c, (tl_ir_stmt *)s, &sw));
+  *out = tl__gpu_one_thread(c, sw);
+  return tl__built(c->mod, *out);
+}
+
+#define gpu_none NULL
+#define GPU_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, interp, check, serial, \
+                elementwise, gpu)                                                                                \
+  [TL_OP_##op] = gpu_##gpu,
+static const gpu_fn k_gpu[TL_OP__COUNT] = {TL__TILE_OPS(GPU_ROW)};
+#undef GPU_ROW
+#undef gpu_none
+
+static tl_status lower_tile(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out) {
+  tl_ir_op op = s->u.eval.expr->u.call.op;
+  gpu_fn lower = (unsigned)op < TL_OP__COUNT ? k_gpu[op] : NULL;
+  if (!lower)
+    return tl__pass_error(TL_EINVAL, s->u.eval.expr->span,
+                          "%s remains: run lower_elementwise_tile_ops before the GPU passes", tl_ir_op_name(op));
+  return lower(sc, s, out);
 }
 
 static tl_ir_expr *uniform_expr(tl_ir_mutator *mu, tl_ir_expr *e) {

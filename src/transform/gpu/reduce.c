@@ -32,26 +32,6 @@
 #include "transform/pass.h"
 #include "transform/util.h"
 
-static tl_ir_binop combine_op(tl_ir_op op) {
-  return op == TL_OP_REDUCE_MAX || op == TL_OP_REDUCE_ABSMAX ? TL_BIN_MAX
-         : op == TL_OP_REDUCE_MIN                            ? TL_BIN_MIN
-                                                             : TL_BIN_ADD;
-}
-
-static tl_ir_expr *identity_of(tl_ir_module *mod, tl_ir_op op, tl_dtype t) {
-  bool is_max = op == TL_OP_REDUCE_MAX, is_min = op == TL_OP_REDUCE_MIN;
-  if (!is_max && !is_min) return tl__zero(mod, t);
-  if (tl_dtype_is_float(t)) return tl_ir_float(mod, t, is_max ? -__builtin_inf() : __builtin_inf());
-  int64_t lo, hi;
-  tl__dtype_range(t, &lo, &hi);
-  if (t.code == TL_DTYPE_UINT && t.bits >= 64) hi = -1; /* all ones */
-  return tl_ir_int(mod, t, is_max ? lo : hi);
-}
-
-static tl_ir_expr *combine(tl_ir_module *mod, tl_ir_op op, tl_ir_expr *a, tl_ir_expr *b) {
-  return tl_ir_binary(mod, combine_op(op), a, b);
-}
-
 /* T.warp_shfl_xor(x, mask, width); narrow integers travel as int32 (what warp
  * exchanges carry everywhere). */
 static tl_ir_expr *shfl(tl_ir_module *mod, tl_ir_expr *x, int64_t mask, int64_t width) {
@@ -106,7 +86,7 @@ static tl_ir_stmt *store_result(tl_ir_module *mod, tl_ir_op op, const tl_ir_expr
   uint32_t nd = dst->u.region.ndim;
   for (uint32_t d = 0; d < nd; d++) idx[d] = dst_index(mod, dst, d, r);
   tl_ir_buffer *b = dst->u.region.buffer;
-  tl_ir_expr *val = clear ? v : combine(mod, op, tl_ir_load(mod, b, nd, idx), v);
+  tl_ir_expr *val = clear ? v : tl__fold_combine(mod, op, tl_ir_load(mod, b, nd, idx), v);
   return tl_ir_store(mod, b, nd, idx, val);
 }
 
@@ -141,13 +121,13 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
   tl_ir_var *q0 = tl_ir_var_new(mod, "q", TL_DT_INT32);
   TL__TRY(tl__built(mod, q0));
   tl_ir_expr *vq0 = tl_ir_var_ref(mod, q0);
-  EMIT(serial_loop(mod, q0, cQ, tl_ir_store(mod, part, 1, &vq0, identity_of(mod, op, dt))));
+  EMIT(serial_loop(mod, q0, cQ, tl_ir_store(mod, part, 1, &vq0, tl__fold_identity(mod, op, dt))));
   tl__gpu_slots sl;
   TL__TRY(tl__gpu_slots_make(mod, L, c->tid, &sl));
   tl_ir_expr *pq = tl__add(mod, tl__mul(mod, tl_ir_var_ref(mod, sl.rr), tl_ir_i32(mod, L->mr)), tl_ir_var_ref(mod, sl.mi));
   tl_ir_expr *x = tl__convert(mod, dt, tl_ir_load(mod, f->local, 1, &sl.slot));
-  if (op == TL_OP_REDUCE_ABSSUM || op == TL_OP_REDUCE_ABSMAX) x = x ? tl_ir_call(mod, TL_OP_ABS, dt, 1, &x) : NULL;
-  EMIT(tl__gpu_slots_loops(mod, L, &sl, tl_ir_store(mod, part, 1, &pq, combine(mod, op, tl_ir_load(mod, part, 1, &pq), x))));
+  x = tl__fold_input(mod, op, x);
+  EMIT(tl__gpu_slots_loops(mod, L, &sl, tl_ir_store(mod, part, 1, &pq, tl__fold_combine(mod, op, tl_ir_load(mod, part, 1, &pq), x))));
   /* 2. butterfly within segments of W lanes */
   if (W > 1) {
     tl_ir_var *q = tl_ir_var_new(mod, "q", TL_DT_INT32);
@@ -157,7 +137,7 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     uint32_t n = 0;
     for (int64_t m = W / 2; m >= 1; m /= 2) {
       tl_ir_expr *cur = tl_ir_load(mod, part, 1, &vq);
-      steps[n++] = tl_ir_store(mod, part, 1, &vq, combine(mod, op, cur, shfl(mod, tl_ir_load(mod, part, 1, &vq), m, W)));
+      steps[n++] = tl_ir_store(mod, part, 1, &vq, tl__fold_combine(mod, op, cur, shfl(mod, tl_ir_load(mod, part, 1, &vq), m, W)));
     }
     EMIT(serial_loop(mod, q, cQ, tl_ir_seq(mod, n, steps)));
   }
@@ -198,9 +178,9 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     if (!local_dst) row = tl__add(mod, tl__mul(mod, row, tl_ir_i32(mod, c->T)), c->tid);
     tl_ir_expr *ri = tl__add(mod, tl__mul(mod, row, tl_ir_i32(mod, NW)), tl_ir_var_ref(mod, wv));
     tl_ir_stmt *body[4] = {
-        tl_ir_alloc(mod, acc), tl_ir_store(mod, acc, 0, NULL, identity_of(mod, op, dt)),
+        tl_ir_alloc(mod, acc), tl_ir_store(mod, acc, 0, NULL, tl__fold_identity(mod, op, dt)),
         serial_loop(mod, wv, tl_ir_i32(mod, NW),
-             tl_ir_store(mod, acc, 0, NULL, combine(mod, op, tl_ir_load(mod, acc, 0, NULL), tl_ir_load(mod, red, 1, &ri)))),
+             tl_ir_store(mod, acc, 0, NULL, tl__fold_combine(mod, op, tl_ir_load(mod, acc, 0, NULL), tl_ir_load(mod, red, 1, &ri)))),
         store_result(mod, op, dst, row, tl_ir_load(mod, acc, 0, NULL), clear)};
     tl_ir_stmt *each = tl_ir_seq(mod, 4, body);
     if (local_dst) {
