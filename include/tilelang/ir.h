@@ -144,7 +144,7 @@ typedef enum tl_ir_unop { TL_UN_NEG, TL_UN_NOT, TL_UN_BITNOT } tl_ir_unop;
  *   TL_OP_CLEAR       (R dst)                                     T.clear
  *   TL_OP_GEMM        (R A, R B, R C, I transpose_A, I transpose_B, I clear_accum)
  *                     C += op(A) @ op(B) (C = ... when clear_accum)  T.gemm
- *   TL_OP_REDUCE_*    (R src, R dst, I dim, I clear)              T.reduce_sum/max/min/abssum/absmax
+ *   TL_OP_REDUCE_*    (R src, R dst, I dim, I clear)              T.reduce_sum/max/min/abssum/absmax/bitxor
  *   TL_OP_ATOMIC_ADD  (R dst, E value | R value)                  T.atomic_add
  *   TL_OP_CUMSUM      (R src, R dst, I dim, I reverse)            T.cumsum
  * Lowered code uses further ops (see the enum) that passes document where they
@@ -190,6 +190,8 @@ typedef enum tl_ir_op {
   TL_OP_ARG_FLOAT,           /* (I i)    float64: a FLOAT scalar's value, an INT's or BOOL's converted */
   TL_OP_ARG_DATA_ALIGNED,    /* (I i, I bytes) bool: the tensor's data address (data + byte_offset) is a
                               * multiple of `bytes`, a power of two (GPU kernels with vector accesses) */
+  /* tile ops added since (appended: the values above stay) */
+  TL_OP_REDUCE_BITXOR, /* T.reduce_bitxor, integers only */
   TL_OP__COUNT
 } tl_ir_op;
 

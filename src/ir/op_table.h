@@ -113,6 +113,8 @@
     TL__READ_UNLESS(3), TL__FOLD(ADD, ZERO, true), reduce, reduce, reduce, reduce, 0, reduce)                  \
   X(REDUCE_ABSMAX, "T.reduce_absmax", REDUCE, "RRII", ("src", "dst", "dim", "clear"), (0, 0, 0, 1), 1,       \
     TL__READ_UNLESS(3), TL__FOLD(MAX, ZERO, true), reduce, reduce, reduce, reduce, 0, reduce)                  \
+  X(REDUCE_BITXOR, "T.reduce_bitxor", REDUCE, "RRII", ("src", "dst", "dim", "clear"), (0, 0, 0, 1), 1,       \
+    TL__READ_UNLESS(3), TL__FOLD(BITXOR, ZERO, false), reduce_bitwise, reduce, reduce, reduce, 0, reduce)      \
   X(ATOMIC_ADD, "T.atomic_add", ATOMIC_ADD, "RX", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS, TL__NO_FOLD, \
     atomic_add, atomic_add, atomic_add, atomic_add, 1, none)                                                   \
   X(CUMSUM, "T.cumsum", CUMSUM, "RRII", ("src", "dst", "dim", "reverse"), (0, 0, 0, 0), 1, TL__READ_NEVER,   \

@@ -252,6 +252,17 @@ static tl_status verify_gemm(const tl__verify_ctx *c, const tl_ir_expr *e) { ret
 
 static tl_status verify_reduce(const tl__verify_ctx *c, const tl_ir_expr *e) { return check_reduce(c, e); }
 
+/* Bitwise folds: a reduction of integers. */
+static tl_status verify_reduce_bitwise(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  for (uint32_t i = 0; i < 2; i++) {
+    const tl_ir_buffer *b = e->u.call.args[i]->u.region.buffer;
+    if (!tl_dtype_is_int(b->dtype))
+      return tl__verify_error(c, e->span, "%s: buffer '%s' holds %s; a bitwise reduction needs integers",
+                              tl_ir_op_name(e->u.call.op), b->name, tl__dtype_str(b->dtype).s);
+  }
+  return check_reduce(c, e);
+}
+
 static tl_status verify_cumsum(const tl__verify_ctx *c, const tl_ir_expr *e) {
   tl_ir_expr *const *a = e->u.call.args;
   TL__TRY(check_dim(c, e, a[0], a[2]->u.int_value));

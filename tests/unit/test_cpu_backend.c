@@ -274,6 +274,42 @@ static void test_symbolic_and_source(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.reduce_bitxor compiled and run by every runner at several sizes. */
+static const char *k_bitxor_src =
+    "import tilelang.language as T\n"
+     "N = T.symbolic(\"N\")\n"
+     "@T.prim_func\n"
+     "def x(A: T.Tensor((N, 40), \"int32\"), R: T.Tensor((N,), \"int32\"), B: T.Tensor((N, 12), \"uint8\"),\n"
+     "      C: T.Tensor((N, 12), \"uint8\")):\n"
+     "    with T.Kernel(T.ceildiv(N, 8), threads=32) as bx:\n"
+     "        a = T.alloc_fragment((8, 40), \"int32\")\n"
+     "        r = T.alloc_fragment((8,), \"int32\")\n"
+     "        b = T.alloc_shared((8, 12), \"uint8\")\n"
+     "        c = T.alloc_fragment((12,), \"uint8\")\n"
+     "        T.copy(A[bx * 8, 0], a)\n"
+     "        T.copy(R[bx * 8], r)\n"
+     "        T.reduce_bitxor(a, r, clear=False)\n"
+     "        T.copy(r, R[bx * 8])\n"
+     "        T.copy(B[bx * 8, 0], b)\n"
+     "        T.reduce_bitxor(b, c, dim=0)\n"
+     "        T.copy(c, C[bx, 0])\n";
+
+static void test_reduce_bitxor(void **state) {
+  (void)state;
+  tl_ir_module *m = pt_parse(k_bitxor_src);
+  const char *names[2];
+  size_t nr = runners(names);
+  static const int64_t sizes[] = {1, 8, 13, 64};
+  for (size_t r = 0; r < nr; r++)
+    for (size_t i = 0; i < 4; i++) {
+      pt_dim dims[1] = {{"N", sizes[i]}};
+      char what[64];
+      snprintf(what, sizeof what, "reduce_bitxor N=%lld", (long long)sizes[i]);
+      run_through(names[r], m, "x", dims, 1, what);
+    }
+  tl_ir_module_free(m);
+}
+
 /* ------------------------------------------------- the same words everywhere */
 
 /* A bad call of `scale` made by editing good arguments. */
@@ -369,6 +405,7 @@ int main(void) {
     cmocka_unit_test(test_manifest),
     cmocka_unit_test(test_examples),
     cmocka_unit_test(test_symbolic_and_source),
+    cmocka_unit_test(test_reduce_bitxor),
     cmocka_unit_test(test_messages_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

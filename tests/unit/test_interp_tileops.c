@@ -336,6 +336,48 @@ static void test_reduce_int_and_errors(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.reduce_bitxor on int32 and uint8 against a plain C fold: over rows and
+ * columns, with clear and combined with the destination's old value. */
+static void test_reduce_bitxor(void **state) {
+  (void)state;
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_buffer *S = buf2(m, "S", TL_DT_INT32, I32(RR), I32(RC), GLOBAL), *D = buf1(m, "D", TL_DT_INT32, I32(RR), GLOBAL),
+               *E = buf1(m, "E", TL_DT_INT32, I32(RC), GLOBAL), *U = buf2(m, "U", TL_DT_UINT8, I32(RR), I32(RC), GLOBAL),
+               *V = buf1(m, "V", TL_DT_UINT8, I32(RR), GLOBAL);
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32);
+  make_func(m, "x", (tl_ir_buffer *[]){S, D, E, U, V}, 5,
+            kernel2(m, I32(1), NULL, bx, NULL,
+                    SEQ(TILE(TL_OP_REDUCE_BITXOR, FULL(S), FULL(D), I32(1), I32(1)),   /* rows, clear */
+                        TILE(TL_OP_REDUCE_BITXOR, FULL(S), FULL(E), I32(0), I32(0)),   /* columns, into E */
+                        TILE(TL_OP_REDUCE_BITXOR, FULL(U), FULL(V), I32(1), I32(1))))); /* uint8 */
+  int32_t s[RR * RC], d[RR], e[RC], e0[RC];
+  uint8_t u[RR * RC], v[RR];
+  uint64_t rng = 11;
+  for (int k = 0; k < RR * RC; k++) s[k] = (int32_t)(test_uniform(&rng) * 4294967296.0 - 2147483648.0);
+  for (int k = 0; k < RR * RC; k++) u[k] = (uint8_t)(test_uniform(&rng) * 256);
+  for (int k = 0; k < RC; k++) e[k] = e0[k] = (int32_t)(test_uniform(&rng) * 65536);
+  host_tensor h[5];
+  tl_value args[] = {ht_wrap(&h[0], TL_DT_INT32, s, 2, RR, RC), ht_wrap(&h[1], TL_DT_INT32, d, 1, RR, 0),
+                     ht_wrap(&h[2], TL_DT_INT32, e, 1, RC, 0), ht_wrap(&h[3], TL_DT_UINT8, u, 2, RR, RC),
+                     ht_wrap(&h[4], TL_DT_UINT8, v, 1, RR, 0)};
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  TL_ASSERT_OK(tl_ir_interpret(m, "x", args, 5));
+  for (int r = 0; r < RR; r++) {
+    uint32_t want = 0;
+    uint8_t want8 = 0;
+    for (int c = 0; c < RC; c++) want ^= (uint32_t)s[r * RC + c], want8 ^= u[r * RC + c];
+    assert_int_equal((uint32_t)d[r], want);
+    assert_int_equal(v[r], want8);
+  }
+  for (int c = 0; c < RC; c++) {
+    uint32_t want = (uint32_t)e0[c];
+    for (int r = 0; r < RR; r++) want ^= (uint32_t)s[r * RC + c];
+    assert_int_equal((uint32_t)e[c], want);
+  }
+  tl_ir_module_free(m);
+}
+
 /* ------------------------------------------------------------------ cumsum */
 
 static void test_cumsum(void **state) {
@@ -511,6 +553,7 @@ int main(void) {
       cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_reductions),
       cmocka_unit_test(test_reduce_int_and_errors),
+      cmocka_unit_test(test_reduce_bitxor),
       cmocka_unit_test(test_cumsum),
       cmocka_unit_test(test_fill_clear_atomic),
       cmocka_unit_test(test_copy_converts_and_checks_shared),

@@ -539,6 +539,14 @@ static void test_reduce_shapes(void **state) {
              "t.py:20:4: T.reduce_abssum: region of buffer 'keep' has shape [64, 1], which cannot hold the reduction of [64, 32] over dim 0");
   expect_err(RED(TL_OP_REDUCE_SUM, row, 2), "t.py:20:4: T.reduce_sum: dim 2 is out of range for the 2-dimensional region of buffer 'acc'");
   expect_err(RED(TL_OP_REDUCE_SUM, row, -1), "t.py:20:4: T.reduce_sum: dim -1 is out of range for the 2-dimensional region of buffer 'acc'");
+  expect_err(RED(TL_OP_REDUCE_BITXOR, row, 1),
+             "t.py:20:4: T.reduce_bitxor: buffer 'acc' holds float32; a bitwise reduction needs integers");
+  tl_ir_buffer *isrc = buf("bits", TL_DT_INT32, TL_SCOPE_LOCAL_FRAGMENT, 2, 64, 32);
+  tl_ir_buffer *irow = buf("xor", TL_DT_INT32, TL_SCOPE_LOCAL_FRAGMENT, 1, 64);
+  tl_ir_buffer *ibufs[2] = {isrc, irow};
+  expect_ok(kernel(allocs_then(ibufs, 2, call(TL_OP_REDUCE_BITXOR, 4, full(isrc), full(irow), i32(1), i32(1)))));
+  expect_err(kernel(allocs_then(ibufs, 2, call(TL_OP_REDUCE_BITXOR, 4, full(isrc), full(irow), i32(0), i32(1)))),
+             "t.py:20:4: T.reduce_bitxor: region of buffer 'xor' has shape [64], which cannot hold the reduction of [64, 32] over dim 0");
 #undef RED
 }
 

@@ -78,6 +78,27 @@ typedef struct src_case {
   size_t ndims;
 } src_case;
 
+/* T.reduce_bitxor: rows of a fragment combined with its old values, columns of
+ * a shared buffer, the last block partly past the end. */
+#define BITXOR_SRC \
+  "import tilelang.language as T\n" \
+  "N = T.symbolic(\"N\")\n" \
+  "@T.prim_func\n" \
+  "def x(A: T.Tensor((N, 40), \"int32\"), R: T.Tensor((N,), \"int32\"), B: T.Tensor((N, 12), \"uint8\"),\n" \
+  "      C: T.Tensor((N, 12), \"uint8\")):\n" \
+  "    with T.Kernel(T.ceildiv(N, 8), threads=32) as bx:\n" \
+  "        a = T.alloc_fragment((8, 40), \"int32\")\n" \
+  "        r = T.alloc_fragment((8,), \"int32\")\n" \
+  "        b = T.alloc_shared((8, 12), \"uint8\")\n" \
+  "        c = T.alloc_fragment((12,), \"uint8\")\n" \
+  "        T.copy(A[bx * 8, 0], a)\n" \
+  "        T.copy(R[bx * 8], r)\n" \
+  "        T.reduce_bitxor(a, r, clear=False)\n" \
+  "        T.copy(r, R[bx * 8])\n" \
+  "        T.copy(B[bx * 8, 0], b)\n" \
+  "        T.reduce_bitxor(b, c, dim=0)\n" \
+  "        T.copy(c, C[bx, 0])\n"
+
 static const src_case k_cases[] = {
     {"gemm transposes, clear_accum, int8 into int32", "g",
      "import tilelang.language as T\n"
@@ -237,6 +258,14 @@ static const src_case k_cases[] = {
      "        for i, j in T.Parallel(2, 4):\n"
      "            B[bz, by * 2 + i, bx * 4 + j] = A[bz, by * 2 + i, bx * 4 + j] * acc\n",
      {{"n", 3}},
+     1},
+    {"T.reduce_bitxor: rows into a fragment combined with its old values, columns of a shared buffer", "x",
+     BITXOR_SRC,
+     {{"N", 13}},
+     1},
+    {"T.reduce_bitxor on one row", "x",
+     BITXOR_SRC,
+     {{"N", 1}},
      1},
 };
 
