@@ -23,8 +23,8 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
-#include "ir/op_table.h"
 #include "base/str.h"
+#include "ir/op_table.h"
 #include "transform/gpu/gpu.h"
 #include "transform/pass.h"
 #include "transform/util.h"
