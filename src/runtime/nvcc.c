@@ -20,11 +20,11 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/str.h"
 #include "codegen/codegen.h"
 #include "runtime/cuda_arch.h"
 #include "runtime/exec_impls.h"
-#include "runtime/files.h"
 #include "runtime/nvcc_tool.h"
 
 /* --------------------------------------------------------------- identity */
@@ -89,11 +89,11 @@ static tl_status nvcc_build(const tl__build_request *req, const char *dir) {
   char *image = tl__cuda_image_source(bin, size);
   tl_status s = cu && cubin && c && so && image ? TL_OK : tl__oom();
   const char *src = tl_artifact_source(req->device);
-  if (s == TL_OK) s = tl__write_file(cu, src, strlen(src));
-  if (s == TL_OK) s = tl__write_file(cubin, bin, size);
+  if (s == TL_OK) s = tl__file_write(cu, src, strlen(src));
+  if (s == TL_OK) s = tl__file_write(cubin, bin, size);
   if (s == TL_OK) {
     const char *parts[] = {tl_artifact_source(req->host), image, NULL};
-    s = tl__write_file_parts(c, parts);
+    s = tl__file_write_parts(c, parts);
   }
   static const char *const libs[] = {"-ldl", "-lpthread", NULL};
   if (s == TL_OK) s = tl__native_compile_shared(c, so, false, true, libs);
