@@ -48,14 +48,11 @@ static const char *memory_words(const tl_target *target) {
 static tl_status make_header(const tl_kernel_table *t, const tl_target *target, const char *lib, char **out) {
   *out = NULL;
   tl__sb sb = TL__SB_INIT;
-  char guard[256];
-  size_t g = 0;
-  for (const char *p = "TL_EXPORT_"; *p && g + 1 < sizeof guard; p++) guard[g++] = *p;
-  for (const char *p = t->entry; *p && g + 3 < sizeof guard; p++)
-    guard[g++] = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
-  guard[g++] = '_';
-  guard[g++] = 'H';
-  guard[g] = '\0';
+  /* TL_EXPORT_<ENTRY>_H, the whole entry name (a truncated one could collide). */
+  char *guard = tl__format("TL_EXPORT_%s_H", t->entry);
+  if (!guard) return tl__oom();
+  for (char *p = guard + strlen("TL_EXPORT_"); *p; p++)
+    *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
   tl__sb_appendf(&sb,
                  "/* %s.h - ahead-of-time export of TileLang kernel '%s' (tilelang-c %s).\n"
                  " * Target: %s\n"
@@ -115,6 +112,7 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
     int kind;
     if (!p->is_tensor && !scalar_c_type(p->dtype, &ctype, &member, &kind)) {
       tl__sb_free(&sb);
+      tl__free(guard);
       char dtbuf[32];
       return tl__error(TL_EUNSUPPORTED, "cannot export scalar parameter '%s' of dtype %s", p->name,
                        tl_dtype_name(p->dtype, dtbuf, sizeof dtbuf));
@@ -133,6 +131,7 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
   }
   tl__sb_appendf(&sb, "  return %s(args, %u, NULL, err, errcap);\n}\n\n", t->entry, t->nparams);
   tl__sb_appendf(&sb, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
+  tl__free(guard);
   *out = tl__sb_finish(&sb);
   return *out ? TL_OK : tl__oom();
 }

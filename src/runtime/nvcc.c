@@ -47,8 +47,8 @@ static const char *nvcc_identity(const tl__build_request *req) {
   size_t ncodes = tl__cuda_target_codes(req->target, codes, TL__CUDA_MAX_CODES);
   tl__nvcc_options o;
   if (tl__nvcc_make_options(arch, codes, ncodes, &o) != TL_OK) return NULL;
-  char key[600];
-  tl__nvcc_options_text(&o, key, sizeof key);
+  char key[sizeof g_ids[0].key];
+  if (tl__nvcc_options_text(&o, key, sizeof key) != TL_OK) return NULL;
   pthread_mutex_lock(&g_id_lock);
   const char *found = NULL;
   size_t i = 0;
