@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/files.h"
 #include "bench.h"
-#include "engine/files.h"
 #include "tilelang/engine.h"
 
 static void die(const char *what) {

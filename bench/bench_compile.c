@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/files.h"
 #include "bench.h"
 #include "engine/engine_internal.h"
-#include "engine/files.h"
 #include "tilelang/engine.h"
 
 static void die(const char *what) {
@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
   ctx c;
   memset(&c, 0, sizeof c);
   c.path = argc > 1 ? argv[1] : TL_SOURCE_DIR "/examples/vector_add.py";
-  if (tl__file_read(c.path, false, &c.source, NULL) != TL_OK) die("read");
+  if (tl__file_read_no_link(c.path, false, &c.source, NULL) != TL_OK) die("read");
   if (tl_ir_parse(c.source, c.path, NULL, &c.mod) != TL_OK) die("parse");
   char *root = NULL;
   if (tl__make_scratch_dir("tl-bench-cache-", &root) != TL_OK) die("scratch");

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/files.h"
 #include "codegen/codegen.h"
 #include "cuda_bench.h"
-#include "engine/files.h"
 #include "runtime/nvrtc_lib.h"
 #include "tilelang/backend.h"
 #include "transform/pass.h"

@@ -1,11 +1,23 @@
 /* Artifacts: generated code as an immutable, reference-counted value. */
 #include "backend/artifact.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
 #include "tilelang/runtime.h"
+
+_Static_assert(offsetof(struct tl_artifact, object) == 0, "an artifact is released through its object header");
+
+static void artifact_destroy(tl__object *object) {
+  tl_artifact *a = (tl_artifact *)object;
+  tl__free(a->format);
+  tl__free(a->source);
+  tl__free(a->binary);
+  tl_kernel_table_free(a->table);
+  tl__free(a);
+}
 
 tl_status tl_artifact_create_binary(const char *format, const char *source, const void *bytes, size_t size,
                                     tl_artifact **out) {
@@ -31,7 +43,7 @@ tl_status tl_artifact_create_binary(const char *format, const char *source, cons
     tl__free(a);
     return tl__oom();
   }
-  tl__ref_init(&a->rc);
+  tl__object_init(&a->object, artifact_destroy);
   *out = a;
   return TL_OK;
 }
@@ -41,19 +53,11 @@ tl_status tl_artifact_create(const char *format, const char *source, tl_artifact
 }
 
 tl_artifact *tl_artifact_retain(const tl_artifact *a) {
-  if (a) tl__ref_inc(&a->rc);
+  tl__object_retain(a ? &a->object : NULL);
   return (tl_artifact *)a;
 }
 
-void tl_artifact_release(const tl_artifact *a) {
-  if (!a || !tl__ref_dec(&a->rc)) return;
-  tl_artifact *m = (tl_artifact *)a;
-  tl__free(m->format);
-  tl__free(m->source);
-  tl__free(m->binary);
-  tl_kernel_table_free(m->table);
-  tl__free(m);
-}
+void tl_artifact_release(const tl_artifact *a) { tl__object_release(a ? &a->object : NULL); }
 
 const char *tl_artifact_format(const tl_artifact *a) { return a ? a->format : NULL; }
 const char *tl_artifact_source(const tl_artifact *a) { return a ? a->source : NULL; }

@@ -70,7 +70,7 @@ tl_status tl__component_register(tl__component_registry *r, const char *kind, co
   kind_slot *slot = get_slot(r, kind, true, &created);
   if (!slot) {
     pthread_rwlock_unlock(&r->lock);
-    return TL_ENOMEM;
+    return tl__oom();
   }
   bool taken = false;
   for (size_t i = 0; i < slot->entries.len; i++)
@@ -110,7 +110,7 @@ tl_status tl__component_publish(tl__component_registry *r, const char *kind, con
   kind_slot *slot = get_slot(r, kind, true, &created);
   if (!slot) {
     pthread_rwlock_unlock(&r->lock);
-    return TL_ENOMEM;
+    return tl__oom();
   }
   tl_status s = TL_OK;
   size_t i = 0;
@@ -153,7 +153,7 @@ tl_status tl__component_set_lazy(tl__component_registry *r, const char *kind, co
   if (!slot) {
     pthread_rwlock_unlock(&r->lock);
     tl__free(path);
-    return TL_ENOMEM;
+    return tl__oom();
   }
   tl__free(slot->lazy_path);
   slot->lazy_path = path;

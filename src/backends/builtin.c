@@ -1,5 +1,5 @@
-/* The compiled-in components, registered on first use of any registry
- * (src/base/init.c). Each entry registers one backend's pieces; registrations are
+/* The compiled-in components, registered on first use of any registry: this file
+ * installs their registration in src/base/init.c (tl__builtins_install below). Each entry registers one backend's pieces; registrations are
  * idempotent, so a retry after a failure is safe. Order matters where upstream's
  * does: target detectors run in registration order (cuda before cpu).
  *
@@ -54,10 +54,21 @@ static const struct {
   {NULL, NULL}, /* sentinel */
 };
 
-tl_status tl__register_builtins(void) {
+static tl_status register_builtins(void) {
   for (size_t i = 0; builtins[i].name; i++) {
     tl_status s = builtins[i].init();
     if (s != TL_OK) return tl__error_context(s, "while registering built-in '%s': ", builtins[i].name);
   }
   return tl__plugin_load_env();
+}
+
+/* Runs before main (or when the shared library is loaded), so the first registry
+ * call of any program registers the built-ins, as when base called them by name.
+ * Only the registration is installed here; it runs lazily, on first use. A static
+ * archive member nothing refers to is not linked: users of the static library link
+ * with --undefined=tl__builtins_install (CMakeLists.txt: the static target's
+ * interface link options, the pkg-config file's Libs.private). */
+void tl__builtins_install(void);
+__attribute__((constructor)) void tl__builtins_install(void) {
+  tl__install_builtins_registration(register_builtins);
 }

@@ -12,9 +12,9 @@
 #include "backends/plugin_services.h"
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "codegen/c_dialect.h"
 #include "runtime/exec_backend.h"
-#include "runtime/files.h"
 #include "tilelang/runtime.h"
 
 static void *svc_alloc(size_t size) {
@@ -79,12 +79,12 @@ static const tl_kernel_table *svc_artifact_kernel_table(const tl_artifact *a) { 
 
 static tl_status svc_write_file(const char *path, const void *data, size_t size) {
   if (!path || (!data && size)) return tl__error(TL_EINVAL, "write_file: a path and data are required");
-  return tl__write_file(path, data, size);
+  return tl__file_write(path, data, size);
 }
 
 static tl_status svc_read_file(const char *path, char **data, size_t *size) {
   if (!path || !data) return tl__error(TL_EINVAL, "read_file: a path and an output are required");
-  return tl__read_file(path, data, size);
+  return tl__file_read(path, data, size);
 }
 
 static char *svc_path_join(const char *dir, const char *name) {

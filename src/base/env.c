@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "error.h"
 #include "str.h"
 
 const char *tl__env(const char *name) { return name ? getenv(name) : NULL; }
@@ -44,4 +46,17 @@ const char *tl__env_home(void) {
     return home;
   }
   return NULL;
+}
+
+tl_status tl__env_cache_root(char **out) {
+  *out = NULL;
+  const char *env = tl__env("TILELANG_CACHE_DIR");
+  if (env && *env) {
+    *out = tl__strdup(env);
+    return *out ? TL_OK : tl__oom();
+  }
+  const char *home = tl__env_home();
+  if (!home) return tl__error(TL_EUNAVAILABLE, "no cache directory: TILELANG_CACHE_DIR is unset and the home directory is unknown");
+  *out = tl__format("%s/.tilelang-c/cache", home);
+  return *out ? TL_OK : tl__oom();
 }

@@ -21,28 +21,15 @@
 #include "base/alloc.h"
 #include "base/env.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/hash.h"
 #include "base/str.h"
-#include "engine/files.h"
 
 #define META_FILE "meta.json"
 #define META_FORMAT 1
 #define STALE_STAGING_SECONDS 3600
 
 /* ------------------------------------------------------------- namespace */
-
-tl_status tl__disk_default_root(char **out) {
-  *out = NULL;
-  const char *env = tl__env("TILELANG_CACHE_DIR");
-  if (env && *env) {
-    *out = tl__strdup(env);
-    return *out ? TL_OK : tl__oom();
-  }
-  const char *home = tl__env_home();
-  if (!home) return tl__error(TL_EUNAVAILABLE, "no cache directory: TILELANG_CACHE_DIR is unset and the home directory is unknown");
-  *out = tl__format("%s/.tilelang-c/cache", home);
-  return *out ? TL_OK : TL_ENOMEM;
-}
 
 /* "<platform>-<machine>", as upstream's sys.platform and platform.machine(). */
 static char *platform_dir(void) {
@@ -126,12 +113,12 @@ static tl_status make_dir(const char *p) {
 tl_status tl__disk_ns_open(const char *root, tl__disk_ns *out) {
   memset(out, 0, sizeof *out);
   char *plat = platform_dir(), *ver = NULL;
-  tl_status s = plat ? TL_OK : TL_ENOMEM;
-  if (s == TL_OK) s = root && *root ? ((out->root = tl__strdup(root)) ? TL_OK : tl__oom()) : tl__disk_default_root(&out->root);
-  if (s == TL_OK && !(ver = tl__path_join(out->root, tl_version()))) s = TL_ENOMEM;
-  if (s == TL_OK && !(out->dir = tl__path_join(ver, plat))) s = TL_ENOMEM;
-  if (s == TL_OK && !(out->kernels = tl__path_join(out->dir, "kernels"))) s = TL_ENOMEM;
-  if (s == TL_OK && !(out->staging = tl__path_join(out->dir, ".staging"))) s = TL_ENOMEM;
+  tl_status s = plat ? TL_OK : tl__oom();
+  if (s == TL_OK) s = root && *root ? ((out->root = tl__strdup(root)) ? TL_OK : tl__oom()) : tl__env_cache_root(&out->root);
+  if (s == TL_OK && !(ver = tl__path_join(out->root, tl_version()))) s = tl__oom();
+  if (s == TL_OK && !(out->dir = tl__path_join(ver, plat))) s = tl__oom();
+  if (s == TL_OK && !(out->kernels = tl__path_join(out->dir, "kernels"))) s = tl__oom();
+  if (s == TL_OK && !(out->staging = tl__path_join(out->dir, ".staging"))) s = tl__oom();
   if (s == TL_OK && check_chain(out, ver) != TL_OK) {
     /* Something is missing (or unsafe): create what is missing, then check again. */
     s = tl__mkdirs_private(out->root);
@@ -248,7 +235,7 @@ static vresult check_file(validate_ctx *v, const char *name, json_t *rec, char *
     } else {
       char *buf = NULL;
       size_t len = 0;
-      tl_status s = tl__file_read(path, true, &buf, &len);
+      tl_status s = tl__file_read_no_link(path, true, &buf, &len);
       if (s == TL_ENOMEM) {
         r = V_NOMEM;
       } else if (s != TL_OK) {
@@ -297,7 +284,7 @@ static vresult validate(validate_ctx *v, const char *key, const char *const *imp
     return damaged(v, META_FILE " is missing");
   }
   char *text = NULL;
-  tl_status s = tl__file_read(path, true, &text, NULL);
+  tl_status s = tl__file_read_no_link(path, true, &text, NULL);
   if (s != TL_OK) {
     vresult r = s == TL_ENOMEM ? V_NOMEM : V_UNSAFE;
     if (r == V_UNSAFE) tl__error(TL_EUNAVAILABLE, "kernel cache file '%s' is not a private regular file", path);
@@ -358,7 +345,7 @@ tl_status tl__disk_lookup(const tl__disk_ns *ns, const char *key, const char *co
   *res = TL__DISK_MISS;
   if (damage && cap) damage[0] = '\0';
   char *entry = tl__path_join(ns->kernels, key);
-  if (!entry) return TL_ENOMEM;
+  if (!entry) return tl__oom();
   struct stat st;
   if (lstat(entry, &st) != 0) {
     tl__free(entry);
@@ -393,14 +380,14 @@ tl_status tl__disk_lookup(const tl__disk_ns *ns, const char *key, const char *co
 
 tl_status tl__disk_evict(const tl__disk_ns *ns, const char *key) {
   char *entry = tl__path_join(ns->kernels, key);
-  if (!entry) return TL_ENOMEM;
+  if (!entry) return tl__oom();
   char *trash = tl__format("%s/%s.evicted.%ld.XXXXXX", ns->staging, key, (long)getpid());
-  tl_status s = trash ? TL_OK : TL_ENOMEM;
+  tl_status s = trash ? TL_OK : tl__oom();
   if (s == TL_OK && !mkdtemp(trash)) s = tl__error(TL_EIO, "cannot create '%s': %s", trash, strerror(errno));
   if (s == TL_OK) {
     /* Move the entry inside the fresh directory, then remove both. */
     char *dest = tl__path_join(trash, "entry");
-    if (!dest) s = TL_ENOMEM;
+    if (!dest) s = tl__oom();
     else if (rename(entry, dest) != 0 && errno != ENOENT)
       s = tl__error(TL_EIO, "cannot remove kernel cache entry '%s': %s", entry, strerror(errno));
     tl__free(dest);
@@ -414,7 +401,7 @@ tl_status tl__disk_evict(const tl__disk_ns *ns, const char *key) {
 
 tl_status tl__disk_stage(const tl__disk_ns *ns, const char *key, char **out) {
   char *p = tl__format("%s/%s.%ld.XXXXXX", ns->staging, key, (long)getpid());
-  if (!p) return TL_ENOMEM;
+  if (!p) return tl__oom();
   if (!mkdtemp(p)) {
     tl_status s = tl__error(TL_EIO, "cannot create a staging directory in '%s': %s", ns->staging, strerror(errno));
     tl__free(p);
@@ -427,7 +414,7 @@ tl_status tl__disk_stage(const tl__disk_ns *ns, const char *key, char **out) {
 /* Records `name` (a file in staging) in files: {size, xxh3_128}. */
 static tl_status record_file(json_t *files, const char *staging, const char *name) {
   char *path = tl__path_join(staging, name);
-  if (!path) return TL_ENOMEM;
+  if (!path) return tl__oom();
   /* A build run under a permissive umask (002) leaves group-writable files; the
    * staging directory is private, so tightening them here is race-free. */
   struct stat st;
@@ -435,7 +422,7 @@ static tl_status record_file(json_t *files, const char *staging, const char *nam
     (void)chmod(path, st.st_mode & 07755);
   char *buf = NULL;
   size_t len = 0;
-  tl_status s = tl__file_read(path, true, &buf, &len);
+  tl_status s = tl__file_read_no_link(path, true, &buf, &len);
   if (s != TL_OK) {
     if (s != TL_ENOMEM) s = tl__error(TL_EIO, "the execution backend's build did not produce '%s': %s", name, tl_last_error());
     tl__free(path);
@@ -455,7 +442,7 @@ static tl_status write_source(json_t *meta, const char *staging, const char *rol
                               const char *source, const char *const *impl_files) {
   if (!format) return json_object_set_new(json_object_get(meta, "sources"), role, json_null()) ? tl__oom() : TL_OK;
   char *name = source_file_name(role, format);
-  if (!name) return TL_ENOMEM;
+  if (!name) return tl__oom();
   for (size_t i = 0; impl_files && impl_files[i]; i++)
     if (strcmp(impl_files[i], name) == 0) {
       tl_status s = tl__error(TL_EINTERNAL, "the execution backend writes '%s', a name the kernel cache uses", name);
@@ -463,7 +450,7 @@ static tl_status write_source(json_t *meta, const char *staging, const char *rol
       return s;
     }
   char *path = tl__path_join(staging, name);
-  tl_status s = path ? tl__file_write_new(path, source ? source : "", source ? strlen(source) : 0) : TL_ENOMEM;
+  tl_status s = path ? tl__file_write_new(path, source ? source : "", source ? strlen(source) : 0) : tl__oom();
   if (s == TL_OK) s = record_file(json_object_get(meta, "files"), staging, name);
   if (s == TL_OK) {
     json_t *rec = json_pack("{s:s,s:s}", "file", name, "format", format);
@@ -499,7 +486,7 @@ static tl_status write_meta(const char *staging, const char *key, const char *co
   if (s == TL_OK && !(text = json_dumps(meta, JSON_INDENT(1) | JSON_SORT_KEYS))) s = tl__oom();
   json_decref(meta);
   char *path = NULL;
-  if (s == TL_OK && !(path = tl__path_join(staging, META_FILE))) s = TL_ENOMEM;
+  if (s == TL_OK && !(path = tl__path_join(staging, META_FILE))) s = tl__oom();
   if (s == TL_OK) s = tl__file_write_new(path, text, strlen(text));
   free(text); /* jansson's */
   tl__free(path);
@@ -511,7 +498,7 @@ tl_status tl__disk_publish(const tl__disk_ns *ns, const char *key, const char *c
   *dir = NULL;
   *temporary = false;
   char *final = tl__path_join(ns->kernels, key);
-  tl_status s = final ? write_meta(staging, key, impl_files, entry) : TL_ENOMEM;
+  tl_status s = final ? write_meta(staging, key, impl_files, entry) : tl__oom();
   for (int attempt = 0; s == TL_OK && attempt < 2; attempt++) {
     if (rename(staging, final) == 0) {
       *dir = final;

@@ -3,7 +3,8 @@
  *   <root>/<library version>/<platform>-<machine>/kernels/<key>/   one entry
  *   <root>/<library version>/<platform>-<machine>/.staging/         entries being written
  *
- * <root> is the cache_dir option, else TILELANG_CACHE_DIR, else ~/.tilelang-c/cache.
+ * <root> is the cache_dir option, else tl__env_cache_root (src/base/env.h):
+ * TILELANG_CACHE_DIR, else ~/.tilelang-c/cache.
  * An entry holds the files the execution backend implementation's build wrote,
  * the device and host sources, and meta.json: the kernel's name, execution
  * backend, target, kernel table, the sources' file names and formats, each file's
@@ -28,11 +29,6 @@ typedef struct tl__disk_ns {
   char *kernels; /* dir/kernels */
   char *staging; /* dir/.staging */
 } tl__disk_ns;
-
-/* The root used when no directory is given: TILELANG_CACHE_DIR, else
- * ~/.tilelang-c/cache (fresh string, tl__free it). TL_EUNAVAILABLE when neither
- * the variable nor a home directory is known. */
-tl_status tl__disk_default_root(char **out);
 
 /* Opens (creating what is missing, mode 0700) the namespace under `root` (NULL:
  * the default root) and checks that it is private. TL_EUNAVAILABLE, with the

@@ -103,7 +103,7 @@ tl_status tl__cache_key_text(const tl__cache_key_input *in, char **out) {
     return s;
   }
   *out = tl__sb_finish(&sb);
-  return *out ? TL_OK : TL_ENOMEM;
+  return *out ? TL_OK : tl__oom();
 }
 
 tl_status tl__cache_key(const tl__cache_key_input *in, char out[TL__CACHE_KEY_LEN + 1]) {

@@ -16,10 +16,10 @@
 #include "base/alloc.h"
 #include "base/env.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "engine/cache.h"
 #include "engine/cache_disk.h"
 #include "engine/engine_internal.h"
-#include "engine/files.h"
 #include "runtime/kernel.h"
 
 typedef struct job {
@@ -72,7 +72,7 @@ static tl_status compute_key(job *j) {
   const char *identity = j->impl->identity(&early);
   if (!identity) {
     /* The contract returns NULL with the message set; out of memory stays itself. */
-    if (strcmp(tl_last_error(), tl_status_message(TL_ENOMEM)) == 0) return TL_ENOMEM;
+    if (strcmp(tl_last_error(), tl_status_message(TL_ENOMEM)) == 0) return tl__oom();
     return tl__error_context(TL_EUNAVAILABLE, "execution backend '%s': ", j->impl->name);
   }
   const tl_target *host = tl_backend_context_target_host(j->ctx);

@@ -6,9 +6,9 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/str.h"
 #include "engine/engine_internal.h"
-#include "engine/files.h"
 
 /* The C parameter type of a scalar of dtype t in the typed wrapper, and the TLValue
  * member and kind it travels in. */
@@ -48,14 +48,11 @@ static const char *memory_words(const tl_target *target) {
 static tl_status make_header(const tl_kernel_table *t, const tl_target *target, const char *lib, char **out) {
   *out = NULL;
   tl__sb sb = TL__SB_INIT;
-  char guard[256];
-  size_t g = 0;
-  for (const char *p = "TL_EXPORT_"; *p && g + 1 < sizeof guard; p++) guard[g++] = *p;
-  for (const char *p = t->entry; *p && g + 3 < sizeof guard; p++)
-    guard[g++] = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
-  guard[g++] = '_';
-  guard[g++] = 'H';
-  guard[g] = '\0';
+  /* TL_EXPORT_<ENTRY>_H, the whole entry name (a truncated one could collide). */
+  char *guard = tl__format("TL_EXPORT_%s_H", t->entry);
+  if (!guard) return tl__oom();
+  for (char *p = guard + strlen("TL_EXPORT_"); *p; p++)
+    *p = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
   tl__sb_appendf(&sb,
                  "/* %s.h - ahead-of-time export of TileLang kernel '%s' (tilelang-c %s).\n"
                  " * Target: %s\n"
@@ -115,6 +112,7 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
     int kind;
     if (!p->is_tensor && !scalar_c_type(p->dtype, &ctype, &member, &kind)) {
       tl__sb_free(&sb);
+      tl__free(guard);
       char dtbuf[32];
       return tl__error(TL_EUNSUPPORTED, "cannot export scalar parameter '%s' of dtype %s", p->name,
                        tl_dtype_name(p->dtype, dtbuf, sizeof dtbuf));
@@ -133,14 +131,15 @@ static tl_status make_header(const tl_kernel_table *t, const tl_target *target, 
   }
   tl__sb_appendf(&sb, "  return %s(args, %u, NULL, err, errcap);\n}\n\n", t->entry, t->nparams);
   tl__sb_appendf(&sb, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
+  tl__free(guard);
   *out = tl__sb_finish(&sb);
-  return *out ? TL_OK : TL_ENOMEM;
+  return *out ? TL_OK : tl__oom();
 }
 
 /* Writes `text` to dir/name (replacing it), mode 0644. */
 static tl_status put(const char *dir, const char *name, const char *text, size_t len) {
   char *p = tl__path_join(dir, name);
-  if (!p) return TL_ENOMEM;
+  if (!p) return tl__oom();
   tl_status s = tl__file_replace(p, text, len, 0644);
   tl__free(p);
   return s;
@@ -174,25 +173,25 @@ static tl_status export_built(const tl__lowered *l, const tl__exec_impl *impl, c
   const char *entry = l->table->entry;
   const char *ext = strrchr(libfile, '.');
   char *libname = tl__format("lib%s%s", entry, ext);
-  if (!libname) return TL_ENOMEM;
+  if (!libname) return tl__oom();
   char *scratch = NULL, *built = NULL, *bytes = NULL, *header = NULL, *json = NULL, *dname = NULL, *hname = NULL;
   size_t nbytes = 0;
   tl__build_request req = {entry, target, l->device, l->host, l->table, pass_configs};
   tl_status s = tl__mkdirs_private(dir);
   if (s == TL_OK) s = tl__make_scratch_dir("tilelang-export-", &scratch);
   if (s == TL_OK) s = impl->build(&req, scratch);
-  if (s == TL_OK && !(built = tl__path_join(scratch, libfile))) s = TL_ENOMEM;
-  if (s == TL_OK) s = tl__file_read(built, true, &bytes, &nbytes);
+  if (s == TL_OK && !(built = tl__path_join(scratch, libfile))) s = tl__oom();
+  if (s == TL_OK) s = tl__file_read_no_link(built, true, &bytes, &nbytes);
   if (s == TL_OK) {
     char *p = tl__path_join(dir, libname);
-    s = p ? tl__file_replace(p, bytes, nbytes, 0755) : TL_ENOMEM;
+    s = p ? tl__file_replace(p, bytes, nbytes, 0755) : tl__oom();
     tl__free(p);
   }
   if (s == TL_OK) s = make_header(l->table, target, libname, &header);
-  if (s == TL_OK && !(hname = tl__format("%s.h", entry))) s = TL_ENOMEM;
+  if (s == TL_OK && !(hname = tl__format("%s.h", entry))) s = tl__oom();
   if (s == TL_OK) s = put(dir, hname, header, strlen(header));
   if (s == TL_OK && l->device) {
-    if (!(dname = source_name(entry, "device", tl_artifact_format(l->device)))) s = TL_ENOMEM;
+    if (!(dname = source_name(entry, "device", tl_artifact_format(l->device)))) s = tl__oom();
     else s = put(dir, dname, tl_artifact_source(l->device), strlen(tl_artifact_source(l->device)));
     tl__free(dname);
     dname = NULL;
@@ -200,20 +199,20 @@ static tl_status export_built(const tl__lowered *l, const tl__exec_impl *impl, c
     size_t size = 0;
     const void *bin = tl_artifact_binary(l->device, &size);
     if (s == TL_OK && bin && size) {
-      if (!(dname = tl__format("%s.%s", entry, tl_artifact_format(l->device)))) s = TL_ENOMEM;
+      if (!(dname = tl__format("%s.%s", entry, tl_artifact_format(l->device)))) s = tl__oom();
       else s = put(dir, dname, bin, size);
       tl__free(dname);
       dname = NULL;
     }
   }
   if (s == TL_OK && l->host) {
-    if (!(dname = source_name(entry, "host", tl_artifact_format(l->host)))) s = TL_ENOMEM;
+    if (!(dname = source_name(entry, "host", tl_artifact_format(l->host)))) s = tl__oom();
     else s = put(dir, dname, tl_artifact_source(l->host), strlen(tl_artifact_source(l->host)));
   }
   if (s == TL_OK && !(json = tl_kernel_table_to_json(l->table))) s = tl__oom();
   if (s == TL_OK) {
     char *jname = tl__format("%s.kernel_table.json", entry);
-    s = jname ? put(dir, jname, json, strlen(json)) : TL_ENOMEM;
+    s = jname ? put(dir, jname, json, strlen(json)) : tl__oom();
     tl__free(jname);
   }
   if (scratch) (void)tl__remove_tree(scratch);

@@ -9,7 +9,7 @@
 #include "base/str.h"
 #include "base/vec.h"
 #include "engine/engine_internal.h"
-#include "runtime/kernel_table_build.h"
+#include "kernel_table/kernel_table.h"
 #include "transform/kernel_table.h"
 #include "transform/pass.h"
 #include "transform/session.h"
@@ -92,7 +92,7 @@ typedef struct reach {
 static bool keep_name(reach *r, const char *name) {
   for (size_t i = 0; i < r->names.len; i++)
     if (strcmp(TL__VEC_AT(&r->names, const char *, i), name) == 0) return false;
-  if (tl__vec_push(&r->names, &name) != TL_OK) r->status = TL_ENOMEM;
+  if (tl__vec_push(&r->names, &name) != TL_OK) r->status = tl__oom();
   return r->status == TL_OK;
 }
 

@@ -1,9 +1,11 @@
-/* tl_value: constructors for owned values and their release. */
+/* tl_value: constructors for owned values and their release. An owned artifact (a
+ * type of the backend layer, above this one) is released through its object header
+ * (base/object.h), so this file needs nothing from above. */
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
-#include "tilelang/backend.h"
+#include "base/object.h"
 #include "tilelang/ffi.h"
 #include "tilelang/target.h"
 
@@ -40,7 +42,7 @@ void tl_value_clear(tl_value *v) {
     case TL_VALUE_STR: tl__free((void *)v->v.s); break;
     case TL_VALUE_BYTES: tl__free((void *)v->v.bytes); break;
     case TL_VALUE_TARGET: tl_target_release(v->v.target); break;
-    case TL_VALUE_ARTIFACT: tl_artifact_release(v->v.artifact); break;
+    case TL_VALUE_ARTIFACT: tl__object_release((const tl__object *)v->v.artifact); break;
     default: break; /* scalars, and borrowed PTR/IR_MODULE/TENSOR */
   }
   *v = (tl_value){TL_VALUE_NONE, 0, {.i = 0}};

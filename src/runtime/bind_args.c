@@ -10,8 +10,9 @@
 #include <dlpack/dlpack.h>
 
 #include "base/error.h"
+#include "kernel_table/kernel_table.h"
+#include "tilelang/runtime.h"
 #include "runtime/dl_names.h"
-#include "runtime/kernel_table_check.h"
 
 /* DLPack 0.6 declares DLTensor as an untagged struct: ffi.h's `struct DLTensor *`
  * is only an opaque name for it. */

@@ -21,8 +21,8 @@
 #include "base/alloc.h"
 #include "base/env.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/str.h"
-#include "runtime/files.h"
 #include "runtime/spawn.h"
 
 /* What is known about the compiler, found once (a failure to allocate is retried). */
@@ -104,7 +104,7 @@ static char **compose(char **cc, const char *const *extra) {
 /* Runs the compiler with extra arguments; TL_OK only if it exited with 0. */
 static tl_status run_cc(char **cc, const char *const *extra, char **output, int *status) {
   char **argv = compose(cc, extra);
-  if (!argv) return TL_ENOMEM;
+  if (!argv) return tl__oom();
   tl_status s = tl__spawn_capture(argv, output, status);
   tl__free(argv);
   return s;
@@ -121,7 +121,7 @@ static bool probe_openmp(char **cc) {
     static const char text[] =
       "int tl_probe(int n) {\n  int s = 0;\n#pragma omp parallel for reduction(+ : s)\n"
       "  for (int i = 0; i < n; ++i) s += i;\n  return s;\n}\n";
-    if (src && so && tl__write_file(src, text, sizeof text - 1) == TL_OK) {
+    if (src && so && tl__file_write(src, text, sizeof text - 1) == TL_OK) {
       const char *extra[] = {"-fPIC", "-shared", "-fopenmp", "-o", so, src, NULL};
       char *out = NULL;
       int status = -1;
@@ -155,7 +155,7 @@ static tl_status detect_locked(void) {
   if (s == TL_ENOMEM) return s;
   if (s != TL_OK) {
     set_unavailable(tl__format("no C compiler: %s", tl_last_error()));
-    return g_cc.done ? TL_OK : TL_ENOMEM;
+    return g_cc.done ? TL_OK : tl__oom();
   }
   const char *version_arg[] = {"--version", NULL};
   char *out = NULL;
@@ -170,7 +170,7 @@ static tl_status detect_locked(void) {
                                s != TL_OK ? tl_last_error() : "`--version` failed"));
     tl__free(out);
     free_argv(cc);
-    return g_cc.done ? TL_OK : TL_ENOMEM;
+    return g_cc.done ? TL_OK : tl__oom();
   }
   size_t line = strcspn(out, "\r\n");
   out[line] = '\0';
@@ -192,7 +192,7 @@ static tl_status finish_locked(void) {
   for (size_t i = 0; k_flags[i]; i++) tl__sb_appendf(&id, "%s%s", i ? " " : "", k_flags[i]);
   if (openmp) tl__sb_append(&id, " -fopenmp");
   char *identity = tl__sb_finish(&id);
-  if (!identity) return TL_ENOMEM;
+  if (!identity) return tl__oom();
   g_cc.openmp = openmp;
   g_cc.identity = identity;
   return TL_OK;
@@ -242,7 +242,7 @@ tl_status tl__write_translation_unit(const tl__build_request *req, const char *p
   const char *device = req->device ? tl_artifact_source(req->device) : "";
   const char *host = req->host ? tl_artifact_source(req->host) : "";
   const char *parts[] = {device, *device && *host ? "\n" : "", host, NULL};
-  return tl__write_file_parts(path, parts);
+  return tl__file_write_parts(path, parts);
 }
 
 tl_status tl__native_compile_shared(const char *src, const char *so, bool openmp, bool portable,
@@ -286,7 +286,7 @@ static tl_status native_build(const tl__build_request *req, const char *dir) {
   if (!req->host)
     return tl__error(TL_EINVAL, "execution backend 'native' needs host code (the backend's spec must enable host codegen)");
   char *src = tl__path_join(dir, "kernel.c"), *so = tl__path_join(dir, "kernel.so");
-  tl_status s = src && so ? tl__write_translation_unit(req, src) : TL_ENOMEM;
+  tl_status s = src && so ? tl__write_translation_unit(req, src) : tl__oom();
   if (s == TL_OK) s = tl__native_compile_shared(src, so, true, false, NULL);
   tl__free(src);
   tl__free(so);
@@ -339,7 +339,7 @@ static tl_status native_load(const tl__build_request *req, const char *dir, tl__
   const char *entry = req->table ? req->table->entry : req->func_name;
   if (!entry) return tl__error(TL_EINVAL, "native: no host entry name");
   char *so = tl__path_join(dir, "kernel.so");
-  if (!so) return TL_ENOMEM;
+  if (!so) return tl__oom();
   void *h = dlopen(so, RTLD_LOCAL | RTLD_NOW);
   if (!h) {
     tl_status s = tl__error(TL_EIO, "cannot load '%s': %s", so, dlerror());

@@ -20,11 +20,11 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/str.h"
 #include "codegen/codegen.h"
 #include "runtime/cuda_arch.h"
 #include "runtime/exec_impls.h"
-#include "runtime/files.h"
 #include "runtime/nvcc_tool.h"
 
 /* --------------------------------------------------------------- identity */
@@ -47,8 +47,8 @@ static const char *nvcc_identity(const tl__build_request *req) {
   size_t ncodes = tl__cuda_target_codes(req->target, codes, TL__CUDA_MAX_CODES);
   tl__nvcc_options o;
   if (tl__nvcc_make_options(arch, codes, ncodes, &o) != TL_OK) return NULL;
-  char key[600];
-  tl__nvcc_options_text(&o, key, sizeof key);
+  char key[sizeof g_ids[0].key];
+  if (tl__nvcc_options_text(&o, key, sizeof key) != TL_OK) return NULL;
   pthread_mutex_lock(&g_id_lock);
   const char *found = NULL;
   size_t i = 0;
@@ -89,11 +89,11 @@ static tl_status nvcc_build(const tl__build_request *req, const char *dir) {
   char *image = tl__cuda_image_source(bin, size);
   tl_status s = cu && cubin && c && so && image ? TL_OK : tl__oom();
   const char *src = tl_artifact_source(req->device);
-  if (s == TL_OK) s = tl__write_file(cu, src, strlen(src));
-  if (s == TL_OK) s = tl__write_file(cubin, bin, size);
+  if (s == TL_OK) s = tl__file_write(cu, src, strlen(src));
+  if (s == TL_OK) s = tl__file_write(cubin, bin, size);
   if (s == TL_OK) {
     const char *parts[] = {tl_artifact_source(req->host), image, NULL};
-    s = tl__write_file_parts(c, parts);
+    s = tl__file_write_parts(c, parts);
   }
   static const char *const libs[] = {"-ldl", "-lpthread", NULL};
   if (s == TL_OK) s = tl__native_compile_shared(c, so, false, true, libs);

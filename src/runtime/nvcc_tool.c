@@ -132,14 +132,16 @@ tl_status tl__nvcc_make_options(const char *arch, const char *const *codes, size
   return TL_OK;
 }
 
-void tl__nvcc_options_text(const tl__nvcc_options *o, char *buf, size_t cap) {
+tl_status tl__nvcc_options_text(const tl__nvcc_options *o, char *buf, size_t cap) {
   size_t len = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < o->n && len < cap; i++) {
-    int n = snprintf(buf + len, cap - len, "%s%s", i ? " " : "", o->argv[i]);
-    if (n < 0) break;
+  if (cap) buf[0] = '\0';
+  for (int i = 0; i < o->n; i++) {
+    int n = len < cap ? snprintf(buf + len, cap - len, "%s%s", i ? " " : "", o->argv[i]) : -1;
+    if (n < 0 || (size_t)n >= cap - len)
+      return tl__error(TL_EINVAL, "the nvcc options do not fit in %zu bytes (at '%s')", cap, o->argv[i]);
     len += (size_t)n;
   }
+  return TL_OK;
 }
 
 tl_status tl__nvcc_compile(const tl__nvcc_options *o, const char *src, const char *out) {

@@ -34,8 +34,9 @@ typedef struct tl__nvcc_options {
  * TL_EINVAL when they do not fit. */
 tl_status tl__nvcc_make_options(const char *arch, const char *const *codes, size_t ncodes, tl__nvcc_options *o);
 
-/* The options as one line ("-O3 --fmad=false ..."), into buf. */
-void tl__nvcc_options_text(const tl__nvcc_options *o, char *buf, size_t cap);
+/* The options as one line ("-O3 --fmad=false ..."), into buf. TL_EINVAL (never a
+ * truncated line) when they do not fit in cap bytes. */
+tl_status tl__nvcc_options_text(const tl__nvcc_options *o, char *buf, size_t cap);
 
 /* Runs nvcc with the options on the CUDA file `src`, writing `out`. TL_ECOMPILE
  * with nvcc's output (and the file's path) when it fails. Thread-safe. */

@@ -29,12 +29,12 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/fp16.h"
 #include "base/str.h"
 #include "runtime/cuda_arch.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/exec_impls.h"
-#include "runtime/files.h"
 #include "runtime/nvrtc_lib.h"
 
 /* Limits of the stack arrays on the call path (a table beyond them is refused at
@@ -131,10 +131,10 @@ static tl_status nvrtc_build(const tl__build_request *req, const char *dir) {
   make_options(n, arch, &o);
   const char *src = tl_artifact_source(req->device);
   char *cu = tl__path_join(dir, "kernel.cu"), *cubin = tl__path_join(dir, "kernel.cubin");
-  tl_status s = cu && cubin ? tl__write_file(cu, src, strlen(src)) : TL_ENOMEM;
+  tl_status s = cu && cubin ? tl__file_write(cu, src, strlen(src)) : tl__oom();
   tl__nvrtc_result r = {0};
   if (s == TL_OK) s = tl__nvrtc_compile(n, src, cu, o.argv, o.n, &r);
-  if (s == TL_OK) s = tl__write_file(cubin, r.cubin, r.size);
+  if (s == TL_OK) s = tl__file_write(cubin, r.cubin, r.size);
   tl__nvrtc_result_free(&r);
   tl__free(cu);
   tl__free(cubin);
@@ -223,7 +223,7 @@ static tl_status nvrtc_load(const tl__build_request *req, const char *dir, tl__l
   if (!st) return tl__oom();
   pthread_mutex_init(&st->lock, NULL);
   char *path = tl__path_join(dir, "kernel.cubin");
-  tl_status s = path ? tl__read_file(path, &st->cubin, &st->cubin_size) : TL_ENOMEM;
+  tl_status s = path ? tl__file_read(path, &st->cubin, &st->cubin_size) : tl__oom();
   tl__free(path);
   if (s == TL_OK && st->cubin_size == 0) s = tl__error(TL_EIO, "execution backend 'nvrtc': %s/kernel.cubin is empty", dir);
   if (s == TL_OK) s = tl_kernel_table_copy(t, &st->table);

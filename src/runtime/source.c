@@ -9,9 +9,9 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/str.h"
 #include "runtime/exec_impls.h"
-#include "runtime/files.h"
 
 static const char *source_identity(const tl__build_request *req) {
   (void)req;
@@ -29,11 +29,11 @@ static const char *extension(const char *format) {
 
 static tl_status write_artifact(const tl_artifact *a, const char *dir, const char *name, tl__sb *list) {
   char *path = tl__path_join(dir, name);
-  if (!path) return TL_ENOMEM;
+  if (!path) return tl__oom();
   size_t size = 0;
   const void *bytes = tl_artifact_binary(a, &size);
   const char *text = tl_artifact_source(a);
-  tl_status s = bytes ? tl__write_file(path, bytes, size) : tl__write_file(path, text, strlen(text));
+  tl_status s = bytes ? tl__file_write(path, bytes, size) : tl__file_write(path, text, strlen(text));
   tl__free(path);
   tl__sb_appendf(list, "%s\n", name);
   return s;
@@ -44,14 +44,14 @@ static tl_status source_build(const tl__build_request *req, const char *dir) {
   tl_status s = TL_OK;
   if (req->device) {
     char *name = tl__format("device.%s", extension(tl_artifact_format(req->device)));
-    s = name ? write_artifact(req->device, dir, name, &list) : TL_ENOMEM;
+    s = name ? write_artifact(req->device, dir, name, &list) : tl__oom();
     tl__free(name);
   }
   if (s == TL_OK && req->host) s = write_artifact(req->host, dir, "host.c", &list);
   char *path = s == TL_OK ? tl__path_join(dir, "sources.txt") : NULL;
-  if (s == TL_OK && !path) s = TL_ENOMEM;
+  if (s == TL_OK && !path) s = tl__oom();
   if (s == TL_OK) s = tl__sb_status(&list);
-  if (s == TL_OK) s = tl__write_file(path, tl__sb_str(&list), list.len);
+  if (s == TL_OK) s = tl__file_write(path, tl__sb_str(&list), list.len);
   tl__free(path);
   tl__sb_free(&list);
   return s;
@@ -120,7 +120,7 @@ static tl_status source_load(const tl__build_request *req, const char *dir, tl__
   st->message = explain(req);
   if (!st->message) {
     tl__free(st);
-    return TL_ENOMEM;
+    return tl__oom();
   }
   *out = (tl__loaded){st, source_call, source_destroy};
   return TL_OK;

@@ -53,5 +53,5 @@ tl_status tl__spawn_capture(char *const *argv, char **output, int *exit_status) 
   }
   *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
   *output = tl__sb_finish(&sb);
-  return *output ? TL_OK : TL_ENOMEM;
+  return *output ? TL_OK : tl__oom();
 }

@@ -14,9 +14,9 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/str.h"
 #include "runtime/exec_impls.h"
-#include "runtime/files.h"
 
 #ifndef TL_HAVE_LIBTCC
 
@@ -124,7 +124,7 @@ static tl_status tcc_build(const tl__build_request *req, const char *dir) {
   if (!req->host)
     return tl__error(TL_EINVAL, "execution backend 'tcc' needs host code (the backend's spec must enable host codegen)");
   char *src = tl__path_join(dir, "kernel.c");
-  if (!src) return TL_ENOMEM;
+  if (!src) return tl__oom();
   tl_status s = tl__write_translation_unit(req, src);
   tl__free(src);
   return s;
@@ -158,7 +158,7 @@ static tl_status tcc_load(const tl__build_request *req, const char *dir, tl__loa
   const char *entry = req->table ? req->table->entry : req->func_name;
   if (!entry) return tl__error(TL_EINVAL, "tcc: no host entry name");
   char *src = tl__path_join(dir, "kernel.c");
-  if (!src) return TL_ENOMEM;
+  if (!src) return tl__oom();
   if (access(src, R_OK) != 0) {
     tl_status s = tl__error(TL_EIO, "cannot read '%s'", src);
     tl__free(src);

@@ -1,12 +1,12 @@
 /* The kernel table from a lowered host entry (kernel_table.h). The table is
  * assembled in temporary arrays pointing into the module, then packed into one
- * block (src/runtime/kernel_table_build.h). */
+ * block (src/kernel_table/kernel_table.h). */
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/vec.h"
-#include "runtime/kernel_table_build.h"
+#include "kernel_table/kernel_table.h"
 #include "transform/kernel_table.h"
 #include "transform/util.h"
 

@@ -1,9 +1,9 @@
-/* The kernel table of a lowered host entry (include/tilelang/runtime.h): what a
+/* The kernel table of a lowered host entry (src/kernel_table/kernel_table.h): what a
  * runtime needs to check arguments and launch device kernels without host code. */
 #ifndef TL_TRANSFORM_KERNEL_TABLE_H
 #define TL_TRANSFORM_KERNEL_TABLE_H
 
-#include "tilelang/runtime.h"
+#include "tilelang/runtime.h" /* tl_kernel_table_free */
 
 /* Builds the table of host entry `entry` (a TL_CALLCONV_PACKED function of mod,
  * after split_host_device; make_packed_api's LETs are understood):
@@ -15,7 +15,7 @@
  *     tensor / scalar parameters and symbolic dims, grid, block and dynamic shared
  *     memory compiled to postfix launch expressions over the symbolic dims
  *     (dynamic shared memory absent: the constant 0).
- * *out is one tl__malloc block (src/runtime/kernel_table_build.h; free it with
+ * *out is one tl__malloc block (src/kernel_table/kernel_table.h; free it with
  * tl_kernel_table_free). TL_EINVAL if entry is missing or not a host entry;
  * TL_EUNSUPPORTED (naming the parameter) for what a table cannot describe: a
  * dimension that is an expression of symbolic dims, declared strides, a launch

@@ -195,7 +195,7 @@ static void test_memory_then_disk(void **state) {
   char *entry = NULL;
   assert_int_equal(count_entries(root, &entry), 1);
   char *meta = tl__path_join(entry, "meta.json"), *text = NULL;
-  TL_ASSERT_OK(tl__file_read(meta, true, &text, NULL));
+  TL_ASSERT_OK(tl__file_read_no_link(meta, true, &text, NULL));
   assert_non_null(strstr(text, "\"execution_backend\": \"native\""));
   assert_non_null(strstr(text, "\"kernel_table\""));
   assert_non_null(strstr(text, "\"checksum\""));
@@ -248,7 +248,7 @@ static void test_damaged_entry_rebuilt(void **state) {
   /* Flip bytes in the middle of the compiled library, keeping its size. */
   char *lib = largest_file(entry), *bytes = NULL;
   size_t len = 0;
-  TL_ASSERT_OK(tl__file_read(lib, true, &bytes, &len));
+  TL_ASSERT_OK(tl__file_read_no_link(lib, true, &bytes, &len));
   assert_true(len > 64);
   for (size_t i = len / 2; i < len / 2 + 16; i++) bytes[i] = (char)~bytes[i];
   assert_int_equal(unlink(lib), 0);
@@ -395,7 +395,7 @@ static void test_unsafe_cache_dir(void **state) {
   close(fd);
   assert_int_equal(wait_child(spawn_child(root, "miss", errfile)), 0);
   char *err = NULL;
-  TL_ASSERT_OK(tl__file_read(errfile, false, &err, NULL));
+  TL_ASSERT_OK(tl__file_read_no_link(errfile, false, &err, NULL));
   if (!strstr(err, "warning") || !strstr(err, "writable by group or others"))
     fail_msg("child's stderr lacks the warning: %s", err);
   tl__free(err);

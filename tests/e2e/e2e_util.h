@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "engine/files.h"
+#include "base/files.h"
 #include "kernel_io.h"
 #include "tilelang/backend.h"
 #include "tilelang/engine.h"

@@ -5,7 +5,7 @@
 
 #include <dlfcn.h>
 
-#include "runtime/files.h"
+#include "base/files.h"
 #include "runtime/spawn.h"
 #include "runtime_test.h"
 #ifdef TL_HAVE_LIBTCC
@@ -29,7 +29,7 @@ static inline bool cu_compile(const char *runner, const char *src, compiled *out
   if (!strcmp(runner, "native")) {
     char *dir = rt_mkdtemp();
     char *c = tl__format("%s/snippet.c", dir), *so = tl__format("%s/snippet.so", dir);
-    TL_ASSERT_OK(tl__write_file(c, src, strlen(src)));
+    TL_ASSERT_OK(tl__file_write(c, src, strlen(src)));
     const char *cc = getenv("CC");
     char *argv[] = {(char *)(cc && *cc ? cc : "cc"), "-O2", "-fPIC", "-shared", "-o", so, c, "-lm", NULL};
     char *output = NULL;

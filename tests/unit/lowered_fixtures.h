@@ -7,7 +7,8 @@
 #define TL_LOWERED_FIXTURES_H
 
 #include "interp_util.h"
-#include "runtime/kernel_table_build.h"
+#include "kernel_table/kernel_table.h"
+#include "tilelang/runtime.h"
 
 /* ------------------------------------------------------------ host checks */
 

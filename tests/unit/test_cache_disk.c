@@ -12,10 +12,10 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/str.h"
 #include "engine/cache.h"
 #include "engine/cache_disk.h"
-#include "engine/files.h"
 #include "tl_test.h"
 
 static const char *const k_files[] = {"kernel.bin", "launcher.txt", NULL};
@@ -184,7 +184,7 @@ static void drop_meta(const char *entry) {
 static void garble_meta(const char *entry) { rewrite(entry, "meta.json", "{\"format\": 1, "); }
 static void edit_meta(const char *entry) {
   char *p = tl__path_join(entry, "meta.json"), *text = NULL;
-  TL_ASSERT_OK(tl__file_read(p, true, &text, NULL));
+  TL_ASSERT_OK(tl__file_read_no_link(p, true, &text, NULL));
   char *at = strstr(text, "\"vadd\"");
   assert_non_null(at);
   at[1] = 'w'; /* "wadd": a valid JSON edit the checksum must catch */
@@ -294,7 +294,7 @@ static void test_publish_race_in_process(void **state) {
   assert_string_equal(d1, d2);
   assert_false(exists(s2));
   char *bin = tl__path_join(d2, "kernel.bin"), *text = NULL;
-  TL_ASSERT_OK(tl__file_read(bin, true, &text, NULL));
+  TL_ASSERT_OK(tl__file_read_no_link(bin, true, &text, NULL));
   assert_non_null(strstr(text, "first"));
 
   /* The winner damaged in between: the loser replaces it. */
@@ -306,7 +306,7 @@ static void test_publish_race_in_process(void **state) {
   TL_ASSERT_OK(tl__disk_publish(&ns, k_key, k_files, &e, s3, &d3, &t3));
   assert_false(t3);
   tl__free(text);
-  TL_ASSERT_OK(tl__file_read(bin, true, &text, NULL));
+  TL_ASSERT_OK(tl__file_read_no_link(bin, true, &text, NULL));
   assert_non_null(strstr(text, "third"));
 
   tl__free(text);

@@ -34,11 +34,11 @@ static char *kernel_c(tl_ir_module *m) {
 static void check_golden(const char *name, const char *text) {
   char *path = tl__format("%s/tests/golden/codegen/%s", TL_SOURCE_DIR, name);
   if (getenv("TL_REGEN_GOLDEN")) {
-    TL_ASSERT_OK(tl__write_file(path, text, strlen(text)));
+    TL_ASSERT_OK(tl__file_write(path, text, strlen(text)));
     printf("regenerated %s\n", path);
   } else {
     char *expected = NULL;
-    if (tl__read_file(path, &expected, NULL) != TL_OK)
+    if (tl__file_read(path, &expected, NULL) != TL_OK)
       fail_msg("missing golden file %s (TL_REGEN_GOLDEN=1 build/bin/test_codegen_c)", path);
     if (strcmp(expected, text) != 0)
       fail_msg("generated C differs from %s (if intended: TL_REGEN_GOLDEN=1 build/bin/test_codegen_c)\n--- got:\n%s",

@@ -12,10 +12,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "base/files.h"
 #include "cuda_test.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/exec_impls.h"
-#include "runtime/files.h"
 #include "transform/kernel_table.h"
 
 static bool regen(void) { return getenv("TL_REGEN_GOLDEN") && strcmp(getenv("TL_REGEN_GOLDEN"), "1") == 0; }
@@ -25,11 +25,11 @@ static void check_golden(const char *rel, const char *text) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/golden/%s", TL_SOURCE_DIR, rel);
   if (regen()) {
-    TL_ASSERT_OK(tl__write_file(path, text, strlen(text)));
+    TL_ASSERT_OK(tl__file_write(path, text, strlen(text)));
     return;
   }
   char *want = NULL;
-  if (tl__read_file(path, &want, NULL) != TL_OK)
+  if (tl__file_read(path, &want, NULL) != TL_OK)
     fail_msg("missing golden %s (TL_REGEN_GOLDEN=1 writes it): %s", rel, tl_last_error());
   if (strcmp(want, text) != 0) {
     /* the first differing line, for the message */
@@ -121,7 +121,7 @@ static void check_resources(const char *text) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/golden/cuda_resources.txt", TL_SOURCE_DIR);
   char *want = NULL;
-  if (regen() || tl__read_file(path, &want, NULL) != TL_OK) {
+  if (regen() || tl__file_read(path, &want, NULL) != TL_OK) {
     check_golden("cuda_resources.txt", text); /* writes it, or fails saying it is missing */
     return;
   }
@@ -310,7 +310,7 @@ static void check_launcher(tl_ir_module *low, const tl_ir_module *tile, const ch
   assert_non_null(mkdtemp(dir));
   char *c = tl__format("%s/kernel.c", dir), *so = tl__format("%s/kernel.so", dir);
   const char *parts[] = {host, image, NULL};
-  TL_ASSERT_OK(tl__write_file_parts(c, parts));
+  TL_ASSERT_OK(tl__file_write_parts(c, parts));
   static const char *const libs[] = {"-ldl", "-lpthread", NULL};
   if (tl__native_compile_shared(c, so, false, true, libs) != TL_OK)
     fail_msg("%s: the C compiler rejected the launcher: %s", what, tl_last_error());

@@ -10,11 +10,11 @@
 #include "backends/metal/backend.h"
 #include "backends/rocm/pipeline.h"
 #include "backends/webgpu/backend.h"
+#include "base/files.h"
 #include "codegen/c_dialect.h"
 #include "codegen/codegen.h"
 #include "codegen/gpu_dialects.h"
 #include "codegen/wgsl.h"
-#include "runtime/files.h"
 
 #define ASSERT_CONTAINS(hay, needle)                                                    \
   do {                                                                                  \
@@ -63,12 +63,12 @@ static void check_golden(const char *dir, const char *file, const char *text) {
   char path[1024];
   snprintf(path, sizeof path, "%s/tests/golden/%s/%s", TL_SOURCE_DIR, dir, file);
   if (getenv("TL_REGEN_GOLDEN")) {
-    TL_ASSERT_OK(tl__write_file(path, text, strlen(text)));
+    TL_ASSERT_OK(tl__file_write(path, text, strlen(text)));
     printf("regenerated %s\n", path);
     return;
   }
   char *expected = NULL;
-  if (tl__read_file(path, &expected, NULL) != TL_OK)
+  if (tl__file_read(path, &expected, NULL) != TL_OK)
     fail_msg("missing golden file %s (scripts/regen-golden.sh gpu_codegen)", path);
   if (strcmp(expected, text) != 0)
     fail_msg("generated code differs from %s (if intended: scripts/regen-golden.sh gpu_codegen)\n--- got:\n%s", path,

@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "backends/cuda/compile.h"
+#include "base/files.h"
 #include "cuda_test.h"
 #include "runtime/cuda_arch.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/exec_impls.h"
-#include "runtime/files.h"
 #include "runtime/kernel.h"
 #include "runtime/nvcc_tool.h"
 #include "runtime/spawn.h"
@@ -186,6 +186,9 @@ static void test_validate(void **state) {
   tl__nvcc_options_text(&o, text, sizeof text);
   assert_string_equal(text, "-O3 --fmad=false -std=c++17 -fatbin -gencode arch=compute_100a,code=[sm_100a,sm_103a]");
   assert_string_equal(o.format, "fatbin");
+  /* A line that does not fit is an error, never a truncated line. */
+  char small[24];
+  TL_ASSERT_ERR(tl__nvcc_options_text(&o, small, sizeof small), TL_EINVAL, "do not fit in 24 bytes");
 }
 
 static const char k_tiny[] = "extern \"C\" __global__ void tiny(float *x) { x[threadIdx.x] *= 2.0f; }\n";
@@ -240,9 +243,9 @@ static void test_binary_cache(void **state) {
   /* corrupt: one byte of the payload flipped; compiled again and replaced */
   char *data = NULL;
   size_t n = 0;
-  TL_ASSERT_OK(tl__read_file(path, &data, &n));
+  TL_ASSERT_OK(tl__file_read(path, &data, &n));
   data[n - 7] ^= 0x5a;
-  TL_ASSERT_OK(tl__write_file(path, data, n));
+  TL_ASSERT_OK(tl__file_write(path, data, n));
   chmod(path, 0600);
   tl__free(data);
   TL_ASSERT_OK(tl__cuda_compile_cached(k_tiny, t, &bin2, &size2, &format));
@@ -256,8 +259,8 @@ static void test_binary_cache(void **state) {
   assert_int_equal(s0.hits - s1.hits, 1);
   tl__free(bin2);
   /* a truncated entry too */
-  TL_ASSERT_OK(tl__read_file(path, &data, &n));
-  TL_ASSERT_OK(tl__write_file(path, data, n / 2));
+  TL_ASSERT_OK(tl__file_read(path, &data, &n));
+  TL_ASSERT_OK(tl__file_write(path, data, n / 2));
   tl__free(data);
   TL_ASSERT_OK(tl__cuda_compile_cached(k_tiny, t, &bin2, &size2, &format));
   tl__cuda_binary_cache_stats(&s1);

@@ -14,9 +14,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include "cuda_test.h"
 #include "base/error.h"
-#include "runtime/files.h"
+#include "base/files.h"
+#include "cuda_test.h"
 #include "runtime/spawn.h"
 #include "transform/kernel_table.h"
 
@@ -169,7 +169,7 @@ static void emulate(const tl_ir_module *m, const char *func, const pt_dim *dims,
   char *cc = tl__format("%s/kernel.cpp", dir), *so = tl__format("%s/kernel.so", dir);
   char *inc = tl__format("-I%s/tests/unit/cuda_emu", TL_SOURCE_DIR);
   char *pre = tl__format("%s/tests/unit/cuda_emu/cuda_emu.h", TL_SOURCE_DIR);
-  TL_ASSERT_OK(tl__write_file(cc, cpp, strlen(cpp)));
+  TL_ASSERT_OK(tl__file_write(cc, cpp, strlen(cpp)));
   char *argv[] = {(char *)g_cxx, "-std=c++17", "-O1", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing",
                   "-ffp-contract=off", "-fwrapv", inc, "-include", pre, "-o", so, cc, NULL};
   char *out = NULL;

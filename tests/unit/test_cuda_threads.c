@@ -8,8 +8,8 @@
 #include <pthread.h>
 
 #include "backends/cuda/compile.h"
+#include "base/files.h"
 #include "cuda_test.h"
-#include "engine/files.h"
 #include "runtime/nvcc_tool.h"
 #include "tilelang/engine.h"
 

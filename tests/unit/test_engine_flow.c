@@ -13,8 +13,8 @@
 #include "backends/cpu/pipeline.h"
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "engine/cache.h"
-#include "engine/files.h"
 #include "runtime/exec_backend.h"
 #include "tilelang/backend.h"
 #include "tilelang/engine.h"
@@ -120,7 +120,7 @@ static tl_status fake_load(const tl__build_request *req, const char *dir, tl__lo
   if (!req->table || !req->device || !req->host) return tl__error(TL_EINTERNAL, "load without table or sources");
   char *p = tl__path_join(dir, "fake.bin"), *text = NULL;
   if (!p) return TL_ENOMEM;
-  tl_status s = tl__file_read(p, true, &text, NULL);
+  tl_status s = tl__file_read_no_link(p, true, &text, NULL);
   tl__free(p);
   if (s != TL_OK) return s;
   bool same = strcmp(text, tl_artifact_source(req->device)) == 0;

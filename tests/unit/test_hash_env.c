@@ -3,6 +3,7 @@
 
 #include "base/env.h"
 #include "base/hash.h"
+#include "base/object.h"
 #include "base/refcount.h"
 #include "tl_test.h"
 
@@ -61,10 +62,60 @@ static void test_refcount(void **state) {
   assert_true(tl__ref_dec(&r));
 }
 
+/* The root of the on-disk caches: TILELANG_CACHE_DIR, else under the home directory. */
+static void test_env_cache_root(void **state) {
+  (void)state;
+  const char *saved = getenv("TILELANG_CACHE_DIR");
+  char *keep = saved ? tl__strdup(saved) : NULL;
+  char *root = NULL;
+  setenv("TILELANG_CACHE_DIR", "/some/where", 1);
+  TL_ASSERT_OK(tl__env_cache_root(&root));
+  assert_string_equal(root, "/some/where");
+  tl__free(root);
+  setenv("TILELANG_CACHE_DIR", "", 1); /* empty: as unset */
+  TL_ASSERT_OK(tl__env_cache_root(&root));
+  assert_true(strstr(root, "/.tilelang-c/cache") != NULL);
+  assert_true(strncmp(root, tl__env_home(), strlen(tl__env_home())) == 0);
+  tl__free(root);
+  if (keep) setenv("TILELANG_CACHE_DIR", keep, 1);
+  else unsetenv("TILELANG_CACHE_DIR");
+  tl__free(keep);
+}
+
+/* An object released through its header runs its own destructor, once, at the last
+ * reference (how ffi releases an artifact value without naming the type). */
+typedef struct counted {
+  tl__object object;
+  int *destroyed;
+} counted;
+
+static void counted_destroy(tl__object *o) {
+  counted *c = (counted *)o;
+  (*c->destroyed)++;
+  tl__free(c);
+}
+
+static void test_object_release(void **state) {
+  (void)state;
+  int destroyed = 0;
+  counted *c = tl__malloc(sizeof *c);
+  assert_non_null(c);
+  c->destroyed = &destroyed;
+  tl__object_init(&c->object, counted_destroy);
+  tl__object_retain(&c->object);
+  tl__object_release(&c->object);
+  assert_int_equal(destroyed, 0);
+  tl__object_release(&c->object);
+  assert_int_equal(destroyed, 1);
+  tl__object_release(NULL);
+  tl__object_retain(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_hash_stable), cmocka_unit_test(test_hasher_boundaries),
     cmocka_unit_test(test_env), cmocka_unit_test(test_refcount),
+    cmocka_unit_test(test_env_cache_root), cmocka_unit_test(test_object_release),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

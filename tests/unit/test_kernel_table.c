@@ -1,9 +1,9 @@
 /* Kernel tables (runtime.h): JSON round trip, copy, validation of malformed tables
  * and JSON, launch expressions, argument binding with every check's message, and
  * out-of-memory sweeps. */
+#include "kernel_table/kernel_table.h"
 #include "lowered_fixtures.h"
 #include "runtime/dl_names.h"
-#include "runtime/kernel_table_check.h"
 
 /* A table exercising every field: two tensors sharing N, a constant dim, a scalar
  * binding a sym (K), two launches with arithmetic extents and shared memory. */

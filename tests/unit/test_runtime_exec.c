@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "base/files.h"
 #include "lowered_fixtures.h"
-#include "runtime/files.h"
 #include "runtime_test.h"
 
 /* ------------------------------------------------------------- registry */
@@ -111,7 +111,7 @@ static void test_files(void **state) {
     TL_ASSERT_OK(impl->build(&req, dir));
     for (size_t i = 0; impl->files[i]; i++) assert_true(file_exists(dir, impl->files[i]));
     char *path = tl__format("%s/kernel.c", dir), *text = NULL;
-    TL_ASSERT_OK(tl__read_file(path, &text, NULL));
+    TL_ASSERT_OK(tl__file_read(path, &text, NULL));
     char *want = tl__format("%s\n%s", tl_artifact_source(device), tl_artifact_source(host));
     assert_string_equal(text, want);
     tl__loaded loaded = {0};
@@ -226,7 +226,7 @@ static void test_source(void **state) {
   assert_true(file_exists(dir, "device.c"));
   assert_true(file_exists(dir, "host.c"));
   char *list_path = tl__format("%s/sources.txt", dir), *list = NULL;
-  TL_ASSERT_OK(tl__read_file(list_path, &list, NULL));
+  TL_ASSERT_OK(tl__file_read(list_path, &list, NULL));
   assert_string_equal(list, "device.c\nhost.c\n");
   tl__loaded loaded;
   TL_ASSERT_OK(tl__exec_source.load(&req, dir, &loaded));

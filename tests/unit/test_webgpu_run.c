@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 
 #include "backend_run.h"
+#include "base/files.h"
 #include "base/fp16.h"
-#include "runtime/files.h"
 
 static const char *k_examples[] = {"cumsum", "elementwise_add", "gemm", "rms_norm", "row_max",
                                    "row_sum", "softmax", "transpose", "vector_add"};
@@ -26,7 +26,7 @@ typedef struct job {
 static void write_bytes(const char *dir, const char *name, const void *data, size_t n) {
   char path[1200];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  TL_ASSERT_OK(tl__write_file(path, data, n));
+  TL_ASSERT_OK(tl__file_write(path, data, n));
 }
 
 /* The uniform struct of a launch's scalars as WGSL lays it out (i32, u32, f32 and
@@ -119,7 +119,7 @@ static void check(job *j) {
     snprintf(path, sizeof path, "%s/out%u.bin", j->dir, p);
     char *data = NULL;
     size_t n = 0;
-    TL_ASSERT_OK(tl__read_file(path, &data, &n));
+    TL_ASSERT_OK(tl__file_read(path, &data, &n));
     assert_int_equal(n, j->got.nbytes[p]);
     memcpy(j->got.tensors[p].data, data, n);
     tl__free(data);

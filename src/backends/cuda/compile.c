@@ -21,12 +21,10 @@
 #include "base/alloc.h"
 #include "base/env.h"
 #include "base/error.h"
+#include "base/files.h"
 #include "base/hash.h"
 #include "base/str.h"
-#include "engine/cache_disk.h"
-#include "engine/files.h"
 #include "runtime/cuda_arch.h"
-#include "runtime/files.h"
 #include "runtime/nvcc_tool.h"
 #include "tilelang/ffi.h"
 
@@ -104,7 +102,7 @@ static tl_status make_job(const char *src, const tl_target *target, compile_job 
 static tl_status binary_dir(char **out) {
   *out = NULL;
   char *root = NULL;
-  TL__TRY(tl__disk_default_root(&root)); /* the kernel cache's root */
+  TL__TRY(tl__env_cache_root(&root)); /* the kernel cache's root */
   char *dir = tl__format("%s/%s/cuda-binaries", root, tl_version());
   tl__free(root);
   if (!dir) return tl__oom();
@@ -159,7 +157,7 @@ static tl_status read_entry(const char *path, char **bin, size_t *size, bool *co
   close(fd);
   char *data = NULL;
   size_t n = 0;
-  TL__TRY(tl__read_file(path, &data, &n));
+  TL__TRY(tl__file_read(path, &data, &n));
   const unsigned char *u = (const unsigned char *)data;
   if (n < HEADER || memcmp(data, MAGIC, 8) != 0 || get_u64(u + 8) != n - HEADER ||
       get_u64(u + 16) != tl__hash_bytes(u + HEADER, n - HEADER, 0)) {
@@ -227,12 +225,12 @@ static tl_status run_nvcc(const char *src, const compile_job *j, char **bin, siz
   }
   char *cu = tl__path_join(dir, "kernel.cu");
   char *out = tl__format("%s/kernel.%s", dir, j->opts.format);
-  tl_status s = cu && out ? tl__write_file(cu, src, strlen(src)) : TL_ENOMEM;
+  tl_status s = cu && out ? tl__file_write(cu, src, strlen(src)) : tl__oom();
   if (s == TL_OK) {
     atomic_fetch_add(&g_compiles, 1);
     s = tl__nvcc_compile(&j->opts, cu, out);
   }
-  if (s == TL_OK) s = tl__read_file(out, bin, size);
+  if (s == TL_OK) s = tl__file_read(out, bin, size);
   if (s == TL_OK && *size == 0) {
     tl__free(*bin);
     *bin = NULL;

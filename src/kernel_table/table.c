@@ -1,10 +1,10 @@
 /* Kernel tables: validation, deep copy and free (runtime.h). Every table the library
- * hands out is one block (kernel_table_build.h), so a copy is a validated pack and
+ * hands out is one block (kernel_table.h), so a copy is a validated pack and
  * freeing is one tl__free. JSON lives in kernel_table_json.c. */
 #include "base/alloc.h"
 #include "base/error.h"
-#include "runtime/kernel_table_build.h"
-#include "runtime/kernel_table_check.h"
+#include "kernel_table/kernel_table.h"
+#include "tilelang/runtime.h"
 
 void tl_kernel_table_free(tl_kernel_table *t) { tl__free(t); }
 

@@ -1,7 +1,8 @@
 /* Launch expressions: postfix programs over the symbolic dims, evaluated at every
  * launch with a fixed stack and no allocation. Arithmetic wraps (two's complement)
  * instead of overflowing; floordiv/floormod follow Python's sign rules. */
-#include "runtime/kernel_table_check.h"
+#include "kernel_table/kernel_table.h"
+#include "tilelang/runtime.h"
 
 static int64_t wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
 static int64_t wrap_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }

@@ -1,6 +1,6 @@
-/* File-system helpers (see files.h). Everything goes through file descriptors opened
- * with O_NOFOLLOW where a link could redirect us, so checks and uses see one file. */
-#include "engine/files.h"
+/* File-system helpers (see files.h). Where a link could redirect us, everything goes
+ * through file descriptors opened with O_NOFOLLOW, so checks and uses see one file. */
+#include "base/files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +23,7 @@ static const char *file_not_private(const struct stat *st) {
   return NULL;
 }
 
-tl_status tl__file_read(const char *path, bool private_only, char **out, size_t *len) {
+tl_status tl__file_read_no_link(const char *path, bool private_only, char **out, size_t *len) {
   *out = NULL;
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return tl__error(TL_EIO, "cannot open '%s': %s", path, strerror(errno));
@@ -76,6 +76,64 @@ static bool write_all(int fd, const void *data, size_t len) {
   return true;
 }
 
+char *tl__path_join(const char *dir, const char *name) { return tl__format("%s/%s", dir, name); }
+
+tl_status tl__file_read(const char *path, char **out, size_t *len) {
+  *out = NULL;
+  if (len) *len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tl__error(TL_EIO, "cannot open '%s': %s", path, strerror(errno));
+  tl__sb sb = TL__SB_INIT;
+  char buf[8192];
+  tl_status s = TL_OK;
+  for (;;) {
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      s = tl__error(TL_EIO, "cannot read '%s': %s", path, strerror(errno));
+      break;
+    }
+    if (r == 0) break;
+    tl__sb_appendn(&sb, buf, (size_t)r);
+  }
+  close(fd);
+  if (s != TL_OK) {
+    tl__sb_free(&sb);
+    return s;
+  }
+  size_t n = sb.len;
+  char *text = tl__sb_finish(&sb);
+  if (!text) return tl__oom();
+  *out = text;
+  if (len) *len = n;
+  return TL_OK;
+}
+
+tl_status tl__file_write_parts(const char *path, const char *const *parts) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return tl__error(TL_EIO, "cannot create '%s': %s", path, strerror(errno));
+  bool ok = true;
+  for (size_t i = 0; parts[i] && ok; i++) ok = write_all(fd, parts[i], strlen(parts[i]));
+  int e = errno;
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  return ok ? TL_OK : tl__error(TL_EIO, "cannot write '%s': %s", path, strerror(e));
+}
+
+tl_status tl__file_write(const char *path, const void *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return tl__error(TL_EIO, "cannot create '%s': %s", path, strerror(errno));
+  bool ok = write_all(fd, data, n);
+  int e = errno;
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  return ok ? TL_OK : tl__error(TL_EIO, "cannot write '%s': %s", path, strerror(e));
+}
+
 tl_status tl__file_write_new(const char *path, const void *data, size_t len) {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return tl__error(TL_EIO, "cannot create '%s': %s", path, strerror(errno));
@@ -94,7 +152,7 @@ tl_status tl__file_write_new(const char *path, const void *data, size_t len) {
 
 tl_status tl__file_replace(const char *path, const void *data, size_t len, mode_t mode) {
   char *tmp = tl__format("%s.tmpXXXXXX", path);
-  if (!tmp) return TL_ENOMEM;
+  if (!tmp) return tl__oom();
   int fd = mkstemp(tmp);
   if (fd < 0) {
     tl_status s = tl__error(TL_EIO, "cannot create a file beside '%s': %s", path, strerror(errno));
@@ -168,7 +226,7 @@ tl_status tl__make_scratch_dir(const char *prefix, char **out) {
   const char *tmp = getenv("TMPDIR");
   if (!tmp || !*tmp) tmp = "/tmp";
   char *tmpl = tl__format("%s/%sXXXXXX", tmp, prefix);
-  if (!tmpl) return TL_ENOMEM;
+  if (!tmpl) return tl__oom();
   if (!mkdtemp(tmpl)) {
     tl_status s = tl__error(TL_EIO, "cannot create a scratch directory in '%s': %s", tmp, strerror(errno));
     tl__free(tmpl);
@@ -205,7 +263,7 @@ static tl_status remove_contents(int dfd, const char *path) {
     char *subpath = tl__path_join(path, n);
     if (!subpath) {
       close(sub);
-      s = TL_ENOMEM;
+      s = tl__oom();
       break;
     }
     s = remove_contents(sub, subpath);

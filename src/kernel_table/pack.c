@@ -1,11 +1,11 @@
-/* Packing a kernel table into one allocation (see kernel_table_build.h): measure
+/* Packing a kernel table into one allocation (see kernel_table.h): measure
  * every array and string, allocate once, copy. */
 #include <stdalign.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
-#include "runtime/kernel_table_build.h"
+#include "kernel_table/kernel_table.h"
 
 /* A cursor over the block: with `base` NULL it only measures. */
 typedef struct packer {

@@ -21,11 +21,11 @@
 #include <jansson.h>
 
 #include "base/alloc.h"
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/str.h"
-#include "base/arena.h"
-#include "runtime/kernel_table_build.h"
-#include "runtime/kernel_table_check.h"
+#include "kernel_table/kernel_table.h"
+#include "tilelang/runtime.h"
 
 static const struct {
   int32_t op;
@@ -196,7 +196,7 @@ static tl_status read_str(reader *r, json_t *o, const char *key, const char *whe
   json_t *v = member(o, key, JSON_STRING, where);
   if (!v) return TL_EINVAL;
   *out = rstrdup(r, json_string_value(v));
-  return *out ? TL_OK : TL_ENOMEM;
+  return *out ? TL_OK : tl__oom();
 }
 
 static tl_status read_dtype(json_t *o, const char *where, tl_dtype *out) {
@@ -219,7 +219,7 @@ static tl_status read_expr(reader *r, json_t *j, const char *where, tl_launch_ex
   size_t n = json_array_size(j);
   if (n > UINT32_MAX) return BAD("%s: launch expression too long", where);
   tl_lexpr_insn *code = ralloc(r, n * sizeof *code);
-  if (!code) return TL_ENOMEM;
+  if (!code) return tl__oom();
   for (size_t i = 0; i < n; i++) {
     json_t *x = json_array_get(j, i);
     if (json_is_integer(x)) {
@@ -269,7 +269,7 @@ static tl_status read_param(reader *r, json_t *o, uint32_t i, tl_host_param *p) 
   size_t n = json_array_size(dims);
   if (n > UINT32_MAX) return BAD("%s: too many dimensions", where);
   tl_host_dim *d = ralloc(r, n * sizeof *d);
-  if (!d) return TL_ENOMEM;
+  if (!d) return tl__oom();
   for (size_t k = 0; k < n; k++) {
     json_t *x = json_array_get(dims, k);
     if (json_is_integer(x))
@@ -307,7 +307,7 @@ static tl_status read_launch(reader *r, json_t *o, uint32_t i, tl_kernel_launch 
   size_t n = json_array_size(args);
   if (n > UINT32_MAX) return BAD("%s: too many arguments", where);
   tl_kernel_arg *a = ralloc(r, n * sizeof *a);
-  if (!a) return TL_ENOMEM;
+  if (!a) return tl__oom();
   for (size_t k = 0; k < n; k++) {
     json_t *x = json_array_get(args, k);
     if (!json_is_object(x)) return BAD("%s: argument %zu is not an object", where, k);
@@ -340,7 +340,7 @@ static tl_status read_list(reader *r, json_t *root, const char *key, size_t size
   size_t n = json_array_size(a);
   if (n > UINT32_MAX) return BAD("too many %s", key);
   char *p = ralloc(r, n * size);
-  if (!p) return TL_ENOMEM;
+  if (!p) return tl__oom();
   for (size_t i = 0; i < n; i++) TL__TRY(read(r, json_array_get(a, i), (uint32_t)i, p + i * size));
   *items = p;
   *count = (uint32_t)n;
