@@ -138,6 +138,67 @@ static void float_literal(tl__cgen *g, tl_dtype t, double v, int ctx) {
   close_paren(g, p);
 }
 
+char *tl__cgen_expr_str(tl__cgen *g, const tl_ir_expr *e) {
+  tl__sb sb = TL__SB_INIT;
+  tl__sb *prev = tl__cgen_capture_begin(g, &sb);
+  tl__cgen_expr(g, e, TL__PREC_TOP);
+  tl__cgen_capture_end(g, prev);
+  if (g->status != TL_OK) {
+    tl__sb_free(&sb);
+    return NULL;
+  }
+  char *s = tl__sb_finish(&sb);
+  if (!s) tl__cgen_fail(g, TL_ENOMEM);
+  return s;
+}
+
+
+/* --------------------------------------------------------------- elements */
+
+/* How a data variable prints. */
+static const char *data_text(tl__cgen *g, const tl_ir_buffer *buf) {
+  const char *t = tl__cgen_var_text(g, buf->data);
+  if (!t) tl__cgen_error(g, TL_EINVAL, "buffer '%s' is used but not defined in this function", buf->name);
+  return t ? t : "tl_undefined";
+}
+
+void tl__cgen_element(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx) {
+  const char *name = data_text(g, buf);
+  tl_dtype t = tl_dtype_scalar(buf->dtype);
+  tl_dtype declared;
+  if (tl__cgen_var_elem(g, buf->data, &declared) && !tl_dtype_eq(declared, t))
+    tl__cgen_write(g, "((%s *)%s)[", tl__cgen_storage_type(g, t), name);
+  else
+    tl__cgen_write(g, "%s[", name);
+  if (n != buf->ndim) {
+    tl__cgen_error(g, TL_EINVAL, "buffer '%s' of rank %u indexed with %u indices", buf->name, buf->ndim, n);
+  } else if (n == 0) {
+    tl__cgen_write(g, "0");
+  } else if (buf->strides) {
+    for (uint32_t k = 0; k < n; k++) {
+      if (k) tl__cgen_write(g, " + ");
+      tl__cgen_expr(g, idx[k], TL__PREC_MUL);
+      tl__cgen_write(g, " * ");
+      tl__cgen_expr(g, buf->strides[k], TL__PREC_MUL + 1);
+    }
+  } else if (n == 1) {
+    tl__cgen_expr(g, idx[0], TL__PREC_TOP);
+  } else {
+    /* Row-major: ((i0 * s1 + i1) * s2 + i2) ... */
+    for (uint32_t k = 0; k + 2 < n; k++) tl__cgen_write(g, "(");
+    tl__cgen_expr(g, idx[0], TL__PREC_MUL);
+    for (uint32_t k = 1; k < n; k++) {
+      tl__cgen_write(g, " * ");
+      tl__cgen_expr(g, buf->shape[k], TL__PREC_MUL + 1);
+      tl__cgen_write(g, " + ");
+      tl__cgen_expr(g, idx[k], TL__PREC_ADD + 1);
+      if (k + 1 < n) tl__cgen_write(g, ")");
+    }
+  }
+  tl__cgen_write(g, "]");
+}
+
+
 /* ------------------------------------------------------------ expressions */
 
 static void expr(tl__cgen *g, const tl_ir_expr *e, int ctx) { tl__cgen_expr(g, e, ctx); }
