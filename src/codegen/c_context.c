@@ -64,6 +64,11 @@ tl_status tl__cgen_fail(tl__cgen *g, tl_status s) {
   return s;
 }
 
+tl_status tl__cgen_oom(tl__cgen *g) {
+  if (g->status != TL_OK) return TL_ENOMEM; /* keep the first message */
+  return tl__cgen_fail(g, tl__oom());
+}
+
 tl_status tl__cgen_error(tl__cgen *g, tl_status s, const char *fmt, ...) {
   if (g->status != TL_OK) return s; /* keep the first message */
   va_list ap;
@@ -75,7 +80,7 @@ tl_status tl__cgen_error(tl__cgen *g, tl_status s, const char *fmt, ...) {
 
 tl_status tl__cgen_status(const tl__cgen *g) {
   if (g->status != TL_OK) return g->status;
-  return tl__sb_status(&g->body);
+  return tl__sb_status(&g->body) == TL_OK ? TL_OK : tl__oom();
 }
 
 /* ----------------------------------------------------------------- output */
@@ -103,7 +108,7 @@ tl__sb *tl__cgen_capture_begin(tl__cgen *g, tl__sb *sb) {
 }
 
 void tl__cgen_capture_end(tl__cgen *g, tl__sb *previous) {
-  if (tl__sb_status(g->out) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+  if (tl__sb_status(g->out) != TL_OK) tl__cgen_oom(g);
   g->out = previous;
 }
 
@@ -205,25 +210,30 @@ static bool dialect_reserved(const tl__c_dialect *d, const char *s) {
 }
 
 void tl__cgen_reserve(tl__cgen *g, const char *ident) {
-  if (tl__map_put(&g->idents, ident, NULL, NULL) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+  if (tl__map_put(&g->idents, ident, NULL, NULL) != TL_OK) tl__cgen_oom(g);
 }
 
+/* C99 guarantees 63 significant initial characters of an internal identifier: a
+ * longer variable name is shortened to this many (then numbered like any name
+ * taken), so no two identifiers differ only past what a compiler must compare. */
+#define IDENT_STEM_MAX 56
+
 const char *tl__cgen_fresh(tl__cgen *g, const char *base) {
-  char stem[64];
+  char stem[IDENT_STEM_MAX + 2]; /* a leading 'v' and the terminator */
   size_t n = 0;
-  for (const char *p = base ? base : ""; *p && n < sizeof stem - 8; p++)
+  for (const char *p = base ? base : ""; *p && n < IDENT_STEM_MAX; p++)
     stem[n++] = isalnum((unsigned char)*p) ? *p : '_';
   stem[n] = '\0';
   if (n == 0 || isdigit((unsigned char)stem[0])) {
     memmove(stem + 1, stem, n + 1);
     stem[0] = 'v';
   }
-  char name[80];
+  char name[sizeof stem + 12]; /* "_" and a counter */
   snprintf(name, sizeof name, "%s", stem);
   for (unsigned k = 1; reserved(name) || dialect_reserved(g->d, name) || tl__map_get(&g->idents, name, NULL); k++)
     snprintf(name, sizeof name, "%s_%u", stem, k);
   if (tl__map_put(&g->idents, name, NULL, NULL) != TL_OK) {
-    tl__cgen_fail(g, TL_ENOMEM);
+    tl__cgen_oom(g);
     return "tl_oom";
   }
   /* The map owns a copy of the key; hand out that copy. */
@@ -238,7 +248,7 @@ static bool ensure_var(tl__cgen *g, uint32_t id) {
   if (g->var_text.len >= need) return true;
   if (tl__vec_reserve(&g->var_text, need) != TL_OK || tl__vec_reserve(&g->var_flags, need) != TL_OK ||
       tl__vec_reserve(&g->var_elem, need) != TL_OK) {
-    tl__cgen_fail(g, TL_ENOMEM);
+    tl__cgen_oom(g);
     return false;
   }
   char *none = NULL;
@@ -256,7 +266,7 @@ void tl__cgen_bind(tl__cgen *g, const tl_ir_var *v, const char *text) {
   if (!ensure_var(g, v->id)) return;
   char *copy = tl__strdup(text);
   if (!copy) {
-    tl__cgen_fail(g, tl__oom());
+    tl__cgen_oom(g);
     return;
   }
   char **slot = &TL__VEC_AT(&g->var_text, char *, v->id);
@@ -381,8 +391,8 @@ const char *tl__cgen_storage_type(tl__cgen *g, tl_dtype t) {
   return s ? s : no_type(g, t);
 }
 
-/* "i32", "u8", "f32" (16-bit floats are computed as f32). */
-static const char *type_suffix(tl_dtype t) {
+const char *tl__cgen_helper_suffix(tl_dtype t) {
+  t = tl_dtype_scalar(t);
   switch (t.code) {
   case TL_DTYPE_INT: return t.bits == 8 ? "i8" : t.bits == 16 ? "i16" : t.bits == 32 ? "i32" : "i64";
   case TL_DTYPE_UINT: return t.bits == 8 ? "u8" : t.bits == 16 ? "u16" : t.bits == 32 ? "u32" : "u64";
@@ -398,7 +408,7 @@ const char *tl__cgen_storage_suffix(tl_dtype t) {
   if (t.code == TL_DTYPE_BFLOAT) return "bf16";
   if (t.code == TL_DTYPE_BOOL) return "b";
   if (t.code == TL_DTYPE_HANDLE) return "h";
-  return type_suffix(t);
+  return tl__cgen_helper_suffix(t);
 }
 
 /* --------------------------------------------------------------- helpers */
@@ -430,18 +440,21 @@ void tl__cgen_use_helper(tl__cgen *g, const char *name, tl_dtype t) {
     if (u->helper == h && tl_dtype_eq(u->type, ht)) return;
   }
   tl__cgen_helper_use u = {h, ht};
-  if (tl__vec_push(&g->helpers, &u) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+  if (tl__vec_push(&g->helpers, &u) != TL_OK) tl__cgen_oom(g);
 }
 
 /* Appends the section's text with $T, $S and $F replaced, inside its guard. */
 static void emit_helper(tl__cgen *g, tl__sb *out, const tl__cgen_helper_use *u) {
   const tl__c_helper *h = u->helper;
   const char *ctype = h->per_type ? scalar_type(g, u->type) : "";
-  const char *suffix = h->per_type ? type_suffix(u->type) : "";
-  char guard[96];
-  int n = snprintf(guard, sizeof guard, "TL_HELPER_%s%s%s", h->name, h->per_type ? "_" : "", suffix);
-  for (int i = 0; i < n; i++) guard[i] = (char)toupper((unsigned char)guard[i]);
-  tl__sb_appendf(out, "#ifndef %s\n#define %s\n", guard, guard);
+  const char *suffix = h->per_type ? tl__cgen_helper_suffix(u->type) : "";
+  tl__sb guard = TL__SB_INIT;
+  tl__sb_appendf(&guard, "TL_HELPER_%s%s%s", h->name, h->per_type ? "_" : "", suffix);
+  if (tl__sb_status(&guard) != TL_OK) tl__cgen_oom(g);
+  char *upper = guard.buf;
+  for (size_t i = 0; upper && i < guard.len; i++) upper[i] = (char)toupper((unsigned char)upper[i]);
+  tl__sb_appendf(out, "#ifndef %s\n#define %s\n", tl__sb_str(&guard), tl__sb_str(&guard));
+  tl__sb_free(&guard);
   for (const char *p = h->text; *p; p++) {
     if (p[0] == '$' && p[1] == 'T') tl__sb_append(out, ctype ? ctype : "void");
     else if (p[0] == '$' && p[1] == 'S') tl__sb_append(out, suffix);

@@ -31,7 +31,7 @@ typedef struct tl__cgen {
   bool no_round;     /* the next 16-bit float operation leaves out its rounding (a store narrows) */
   int loop_depth;
   /* Constant block extents of the kernel being printed (every launch of it agrees),
-   * or NULL: for the dialect's kernel_bounds. Set by the caller of tl__cgen_kernel. */
+   * or NULL: for the dialect's launch_bounds. Set by the caller of tl__cgen_kernel. */
   const int64_t *kernel_block;
   /* Dynamic shared memory of the current function: the next buffer's byte offset,
    * and the name of the declared array (NULL until the first shared.dyn buffer). */
@@ -65,6 +65,8 @@ void tl__cgen_free(tl__cgen *g);
 void tl__cgen_begin_func(tl__cgen *g);
 /* Records the first failure (its message already set) and returns s. */
 tl_status tl__cgen_fail(tl__cgen *g, tl_status s);
+/* Records running out of memory (the standard message) and returns TL_ENOMEM. */
+tl_status tl__cgen_oom(tl__cgen *g);
 /* Records a failure with a formatted message. */
 tl_status tl__cgen_error(tl__cgen *g, tl_status s, const char *fmt, ...) TL_PRINTF(3, 4);
 /* The failure recorded, else the output's allocation status. */
@@ -129,6 +131,9 @@ void tl__cgen_expand(tl__cgen *g, const char *tmpl, const tl__cgen_subst *subst,
  * dialect-independent word for it ("global", "shared", "local"). */
 const char *tl__cgen_space(const tl__cgen *g, tl_ir_scope scope);
 const char *tl__cgen_space_word(tl_ir_scope scope);
+/* The suffix of a scalar type as computed, which per-type helper sections are
+ * instantiated with ($S): "i32", "u8", "f64", "f32" (also for 16-bit floats). */
+const char *tl__cgen_helper_suffix(tl_dtype t);
 /* The suffix of a scalar type in memory: "i8" .. "u64", "f16", "bf16", "f32", "f64",
  * "b" (bool), "h" (handle). */
 const char *tl__cgen_storage_suffix(tl_dtype t);

@@ -148,7 +148,7 @@ char *tl__cgen_expr_str(tl__cgen *g, const tl_ir_expr *e) {
     return NULL;
   }
   char *s = tl__sb_finish(&sb);
-  if (!s) tl__cgen_fail(g, TL_ENOMEM);
+  if (!s) tl__cgen_oom(g);
   return s;
 }
 
@@ -203,9 +203,9 @@ void tl__cgen_element(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_ex
 
 static void expr(tl__cgen *g, const tl_ir_expr *e, int ctx) { tl__cgen_expr(g, e, ctx); }
 
-/* fn(a, b) */
-static void call2(tl__cgen *g, const char *fn, const tl_ir_expr *a, const tl_ir_expr *b) {
-  tl__cgen_write(g, "%s(", fn);
+/* (a, b) or (a) after a function name. */
+static void call_args(tl__cgen *g, const tl_ir_expr *a, const tl_ir_expr *b) {
+  tl__cgen_write(g, "(");
   expr(g, a, TL__PREC_TOP);
   if (b) {
     tl__cgen_write(g, ", ");
@@ -214,20 +214,13 @@ static void call2(tl__cgen *g, const char *fn, const tl_ir_expr *a, const tl_ir_
   tl__cgen_write(g, ")");
 }
 
-/* A helper of a per-type section: tl_<base>_<suffix>(a, b). */
+/* A helper of a per-type section: tl_<base>_<suffix>(a, b), the suffix the section
+ * is instantiated with ($S). */
 static void helper_call(tl__cgen *g, const char *section, const char *base, tl_dtype t, const tl_ir_expr *a,
                         const tl_ir_expr *b) {
   tl__cgen_use_helper(g, section, t);
-  char fn[48];
-  tl_dtype ht = tl_dtype_scalar(t);
-  const char *sfx;
-  switch (ht.code) {
-  case TL_DTYPE_INT: sfx = ht.bits == 8 ? "i8" : ht.bits == 16 ? "i16" : ht.bits == 32 ? "i32" : "i64"; break;
-  case TL_DTYPE_UINT: sfx = ht.bits == 8 ? "u8" : ht.bits == 16 ? "u16" : ht.bits == 32 ? "u32" : "u64"; break;
-  default: sfx = ht.bits == 64 ? "f64" : "f32"; break;
-  }
-  snprintf(fn, sizeof fn, "tl_%s_%s", base, sfx);
-  call2(g, fn, a, b);
+  tl__cgen_write(g, "tl_%s_%s", base, tl__cgen_helper_suffix(t));
+  call_args(g, a, b);
 }
 
 static const char *binop_text(tl_ir_binop op, int *prec) {
@@ -517,6 +510,21 @@ static void print_int_math(tl__cgen *g, const tl_ir_expr *e, int ctx) {
   }
 }
 
+/* The IR's hardware builtins, printed through the dialect's builtin rows (never as
+ * math), and what a dialect without a row lacks, for the message. */
+static const struct {
+  tl_ir_op op;
+  const char *what;
+} k_hardware_builtins[] = {
+  {TL_OP_WARP_SHFL_XOR, "warp shuffles"},
+};
+
+static const char *hardware_builtin(tl_ir_op op) {
+  for (size_t i = 0; i < sizeof k_hardware_builtins / sizeof k_hardware_builtins[0]; i++)
+    if (k_hardware_builtins[i].op == op) return k_hardware_builtins[i].what;
+  return NULL;
+}
+
 static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_round) {
   tl_ir_op op = e->u.call.op;
   if (g->ext_call && g->ext_call(g, e, ctx)) return;
@@ -528,12 +536,15 @@ static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_roun
     tl__cgen_error(g, TL_EUNSUPPORTED, "%s must be lowered before %s code generation", tl_ir_op_name(op), g->d->name);
     return;
   }
-  if (op == TL_OP_WARP_SHFL_XOR) {
-    if (!g->d->warp_shfl_xor) {
-      tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no warp shuffles (%s)", g->d->name, tl_ir_op_name(op));
+  for (const tl__c_builtin *b = g->d->builtins; b && b->text; b++)
+    if (b->op == op) {
+      if (b->helper) tl__cgen_use_helper(g, b->helper, e->dtype);
+      math_template(g, b->text, e); /* moves the value as held: exact, no rounding */
       return;
     }
-    math_template(g, g->d->warp_shfl_xor, e); /* exchanges the value as held: exact */
+  const char *what = hardware_builtin(op);
+  if (what) {
+    tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no %s (%s)", g->d->name, what, tl_ir_op_name(op));
     return;
   }
   tl_dtype t = tl_dtype_scalar(e->dtype);

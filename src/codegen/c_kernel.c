@@ -58,6 +58,20 @@ static void mark_shape_vars(tl__cgen *g, const tl_ir_func *f) {
   }
 }
 
+/* The dialect's launch_bounds and a blank, when every launch of the kernel has the
+ * same constant block (g->kernel_block) of at most max_block_threads threads. */
+static void print_launch_bounds(tl__cgen *g) {
+  const tl__c_dialect *d = g->d;
+  if (!g->kernel_block || !d->launch_bounds) return;
+  int64_t threads = g->kernel_block[0] * g->kernel_block[1] * g->kernel_block[2];
+  if (threads <= 0 || threads > d->max_block_threads) return;
+  char n[24];
+  snprintf(n, sizeof n, "%lld", (long long)threads);
+  tl__cgen_subst sub[] = {{"N", n}};
+  tl__cgen_expand(g, d->launch_bounds, sub, 1);
+  tl__cgen_write(g, " ");
+}
+
 void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f) {
   const tl__c_dialect *d = g->d;
   if (!tl__c_is_identifier(f->name)) {
@@ -67,11 +81,10 @@ void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f) {
   written_ctx wc = {TL__VEC_INIT(uint32_t), false};
   tl_ir_visitor v = {written_expr, written_stmt, &wc};
   tl_ir_visit_stmt(&v, f->body);
-  if (wc.oom) tl__cgen_fail(g, tl__oom());
-  char bounds[96];
-  const char *qual = g->kernel_block && d->kernel_bounds ? d->kernel_bounds(g->kernel_block, bounds, sizeof bounds) : NULL;
-  tl__cgen_write(g, "%s%s%s%svoid %s(", d->kernel_prefix, *d->kernel_prefix ? " " : "", qual ? qual : "",
-                 qual ? " " : "", f->name);
+  if (wc.oom) tl__cgen_oom(g);
+  tl__cgen_write(g, "%s%s", d->kernel_prefix, *d->kernel_prefix ? " " : "");
+  print_launch_bounds(g);
+  tl__cgen_write(g, "void %s(", f->name);
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tl_ir_param *p = &f->params[i];
     char index[16];
@@ -84,11 +97,15 @@ void tl__cgen_kernel_signature(tl__cgen *g, const tl_ir_func *f) {
       tl__cgen_set_elem(g, b->data, tl_dtype_scalar(b->dtype));
       bool ro = !is_written(&wc, b->data);
       if (d->buffer_param) {
-        char gs[64], rk[64];
-        snprintf(gs, sizeof gs, "%s%s", d->global_space, *d->global_space ? " " : "");
-        snprintf(rk, sizeof rk, "%s%s", d->restrict_kw, *d->restrict_kw ? " " : "");
-        tl__cgen_subst sub[] = {{"G", gs}, {"C", ro ? "const " : ""}, {"T", type}, {"R", rk}, {"N", name}, {"I", index}};
+        tl__sb space = TL__SB_INIT, restrict_kw = TL__SB_INIT;
+        tl__sb_appendf(&space, "%s%s", d->global_space, *d->global_space ? " " : "");
+        tl__sb_appendf(&restrict_kw, "%s%s", d->restrict_kw, *d->restrict_kw ? " " : "");
+        if (tl__sb_status(&space) != TL_OK || tl__sb_status(&restrict_kw) != TL_OK) tl__cgen_oom(g);
+        tl__cgen_subst sub[] = {{"G", tl__sb_str(&space)}, {"C", ro ? "const " : ""}, {"T", type},
+                                {"R", tl__sb_str(&restrict_kw)}, {"N", name}, {"I", index}};
         tl__cgen_expand(g, d->buffer_param, sub, 6);
+        tl__sb_free(&space);
+        tl__sb_free(&restrict_kw);
         continue;
       }
       tl__cgen_write(g, "%s%s%s%s *%s%s%s", d->global_space, *d->global_space ? " " : "", ro ? "const " : "", type,
@@ -135,7 +152,7 @@ static void declare_thread_vars(tl__cgen *g, const tl_ir_func *f) {
   tagged_ctx c = {TL__VEC_INIT(const tl_ir_var *), false};
   tl_ir_visitor v = {tagged_expr, NULL, &c};
   tl_ir_visit_stmt(&v, f->body);
-  if (c.oom) tl__cgen_fail(g, tl__oom());
+  if (c.oom) tl__cgen_oom(g);
   g->indent++;
   for (size_t i = 0; i < c.vars.len && g->status == TL_OK; i++) {
     const tl_ir_var *var = TL__VEC_AT(&c.vars, const tl_ir_var *, i);

@@ -39,14 +39,15 @@ static bool mentions(const tl_ir_expr *e, tl_ir_var *const *vars, uint32_t n) {
 }
 
 /* The loops of the perfect nest starting at s (parallel loops whose bounds do not
- * depend on outer ones) a parallel-for directive may cover, at most 3: their
- * count, and their extents in extents[]. */
-static int collapse_depth(const tl_ir_stmt *s, const tl_ir_expr *extents[3]) {
-  tl_ir_var *outer[3];
+ * depend on outer ones) a parallel-for directive may cover, at most
+ * TL__C_MAX_COLLAPSE (the loops inside run serially in each thread): their count,
+ * and their extents in extents[]. */
+static int collapse_depth(const tl_ir_stmt *s, const tl_ir_expr *extents[TL__C_MAX_COLLAPSE]) {
+  tl_ir_var *outer[TL__C_MAX_COLLAPSE];
   int depth = 0;
   for (const tl_ir_stmt *l = s; l && l->kind == TL_STMT_FOR && l->u.loop.kind == TL_FOR_PARALLEL; l = l->u.loop.body) {
     for (uint32_t k = 0; k < l->u.loop.n; k++) {
-      if (depth == 3) return depth;
+      if (depth == TL__C_MAX_COLLAPSE) return depth;
       if (depth > 0 && (mentions(l->u.loop.mins[k], outer, (uint32_t)depth) ||
                         mentions(l->u.loop.extents[k], outer, (uint32_t)depth)))
         return depth;
@@ -57,29 +58,27 @@ static int collapse_depth(const tl_ir_stmt *s, const tl_ir_expr *extents[3]) {
   return depth;
 }
 
-/* The parallel-for line of a loop nest, with the condition that it has more than
- * one iteration unless that is a known constant. NULL: no directive (one iteration
- * at most, or the dialect has none). */
-/* The parallel-for line from the dialect's hook or its plain-data template. */
-static const char *parallel_line(tl__cgen *g, int depth, const char *cond, char *buf, size_t cap) {
-  if (g->d->parallel_for) return g->d->parallel_for(depth, cond, buf, cap);
-  char c[24] = "";
-  if (depth > 1) snprintf(c, sizeof c, " collapse(%d)", depth);
-  tl__sb ifc = TL__SB_INIT, line = TL__SB_INIT;
-  if (cond) tl__sb_appendf(&ifc, " if(%s)", cond);
-  tl__cgen_subst sub[] = {{"C", c}, {"I", cond ? tl__sb_str(&ifc) : ""}};
-  tl__sb *prev = tl__cgen_capture_begin(g, &line);
-  tl__cgen_expand(g, g->d->parallel_for_tmpl, sub, 2);
+/* Appends the dialect's parallel-for line of a nest of `depth` loops to `line`;
+ * `cond` is the C condition for going parallel at all, or NULL when the nest is
+ * known to have more than one iteration. */
+static void parallel_line(tl__cgen *g, int depth, const char *cond, tl__sb *line) {
+  tl__sb collapse = TL__SB_INIT, run_if = TL__SB_INIT;
+  if (depth > 1) tl__sb_appendf(&collapse, " collapse(%d)", depth);
+  if (cond) tl__sb_appendf(&run_if, " if(%s)", cond);
+  if (tl__sb_status(&collapse) != TL_OK || tl__sb_status(&run_if) != TL_OK) tl__cgen_oom(g);
+  tl__cgen_subst sub[] = {{"C", tl__sb_str(&collapse)}, {"I", tl__sb_str(&run_if)}};
+  tl__sb *prev = tl__cgen_capture_begin(g, line);
+  tl__cgen_expand(g, g->d->parallel_for, sub, 2);
   tl__cgen_capture_end(g, prev);
-  snprintf(buf, cap, "%s", tl__sb_status(&line) == TL_OK ? tl__sb_str(&line) : "");
-  if (tl__sb_status(&ifc) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
-  tl__sb_free(&ifc);
-  tl__sb_free(&line);
-  return buf;
+  tl__sb_free(&collapse);
+  tl__sb_free(&run_if);
 }
 
-static const char *parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, char *buf, size_t cap) {
-  const tl_ir_expr *extents[3];
+/* The parallel-for line of the loop nest at s into `line`, with the condition that
+ * it has more than one iteration unless that is a known constant. False: no line
+ * (one iteration at most). */
+static bool parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, tl__sb *line) {
+  const tl_ir_expr *extents[TL__C_MAX_COLLAPSE];
   int depth = collapse_depth(s, extents);
   bool constant = true;
   int64_t trips = 1;
@@ -87,8 +86,11 @@ static const char *parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, char *buf, 
     if (extents[k]->kind != TL_EXPR_INT) constant = false;
     else trips *= extents[k]->u.int_value;
   }
-  if (constant && trips <= 1) return NULL;
-  if (constant) return parallel_line(g, depth, NULL, buf, cap);
+  if (constant && trips <= 1) return false;
+  if (constant) {
+    parallel_line(g, depth, NULL, line);
+    return true;
+  }
   tl__sb cond = TL__SB_INIT;
   tl__sb *prev = tl__cgen_capture_begin(g, &cond);
   for (int k = 0; k < depth; k++) {
@@ -97,9 +99,9 @@ static const char *parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, char *buf, 
   }
   tl__cgen_write(g, " > 1");
   tl__cgen_capture_end(g, prev);
-  const char *line = parallel_line(g, depth, tl__sb_str(&cond), buf, cap);
+  parallel_line(g, depth, tl__sb_str(&cond), line);
   tl__sb_free(&cond);
-  return line;
+  return true;
 }
 
 static bool is_zero(const tl_ir_expr *e) { return e->kind == TL_EXPR_INT && e->u.int_value == 0; }
@@ -126,13 +128,14 @@ static void print_for(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_stmt(g, s->u.loop.body);
     return;
   }
-  char buf[512];
-  const char *pragma = NULL;
-  if (s->u.loop.kind == TL_FOR_PARALLEL && g->loop_depth == 0 && (d->parallel_for || d->parallel_for_tmpl))
-    pragma = parallel_pragma(g, s, buf, sizeof buf);
-  else if (s->u.loop.kind == TL_FOR_UNROLLED)
-    pragma = d->unroll_pragma;
-  if (pragma) tl__cgen_line(g, "%s", pragma);
+  if (s->u.loop.kind == TL_FOR_PARALLEL && g->loop_depth == 0 && d->parallel_for) {
+    tl__sb line = TL__SB_INIT;
+    if (parallel_pragma(g, s, &line)) tl__cgen_line(g, "%s", tl__sb_str(&line));
+    if (tl__sb_status(&line) != TL_OK) tl__cgen_oom(g);
+    tl__sb_free(&line);
+  } else if (s->u.loop.kind == TL_FOR_UNROLLED && d->unroll_pragma) {
+    tl__cgen_line(g, "%s", d->unroll_pragma);
+  }
   uint32_t n = s->u.loop.n;
   for (uint32_t k = 0; k < n; k++) {
     const tl_ir_var *v = s->u.loop.vars[k];
@@ -206,59 +209,6 @@ static const tl_ir_expr *contiguous(uint32_t n, tl_ir_expr *const *idx, uint16_t
   return idx[0];
 }
 
-/* The vector type of a plain-data dialect for `lanes` elements of t, or NULL. */
-static const char *plain_vector_type(tl__cgen *g, tl_dtype t, uint16_t lanes, tl__sb *out) {
-  const tl__c_dialect *d = g->d;
-  if (!d->vector_type_tmpl || !d->vector_bases || lanes >= 32 || !(d->vector_lanes & (1u << lanes))) return NULL;
-  const char *sfx = tl__cgen_storage_suffix(t), *base = NULL;
-  for (const tl_c_pair *b = d->vector_bases; b->key && !base; b++)
-    if (strcmp(b->key, sfx) == 0) base = b->text;
-  if (!base) return NULL;
-  char n[8];
-  snprintf(n, sizeof n, "%u", (unsigned)lanes);
-  tl__cgen_subst sub[] = {{"B", base}, {"N", n}};
-  tl__sb *prev = tl__cgen_capture_begin(g, out);
-  tl__cgen_expand(g, d->vector_type_tmpl, sub, 2);
-  tl__cgen_capture_end(g, prev);
-  return tl__sb_status(out) == TL_OK ? tl__sb_str(out) : NULL;
-}
-
-/* A contiguous vector copy buf[ramp] = src[ramp] through a plain-data dialect's
- * templates (vector_copy: one statement, which may name address spaces, as
- * OpenCL's vload/vstore or Metal's casts need). False when it does not apply. */
-static bool print_plain_vector_copy(tl__cgen *g, const tl_ir_buffer *db, uint32_t n, tl_ir_expr *const *idx,
-                                    const tl_ir_expr *v, uint16_t lanes) {
-  if (!g->d->vector_type_tmpl || v->kind != TL_EXPR_LOAD || n != 1 || v->u.load.n != 1) return false;
-  const tl_ir_expr *di = idx[0], *si = v->u.load.indices[0];
-  if (di->kind != TL_EXPR_RAMP || si->kind != TL_EXPR_RAMP || di->u.ramp.stride != 1 || si->u.ramp.stride != 1)
-    return false;
-  const tl_ir_buffer *sb = v->u.load.buffer;
-  if (!tl_dtype_eq(db->dtype, sb->dtype)) return false;
-  tl__sb vt = TL__SB_INIT, dst = TL__SB_INIT, src = TL__SB_INIT;
-  bool done = false;
-  if (plain_vector_type(g, tl_dtype_scalar(db->dtype), lanes, &vt)) {
-    tl__sb *prev = tl__cgen_capture_begin(g, &dst);
-    tl__cgen_element(g, db, 1, (tl_ir_expr *const *)&di->u.ramp.base);
-    tl__cgen_capture_end(g, prev);
-    prev = tl__cgen_capture_begin(g, &src);
-    tl__cgen_element(g, sb, 1, (tl_ir_expr *const *)&si->u.ramp.base);
-    tl__cgen_capture_end(g, prev);
-    char nl[8];
-    snprintf(nl, sizeof nl, "%u", (unsigned)lanes);
-    tl__cgen_subst sub[] = {{"V", tl__sb_str(&vt)},     {"D", tl__sb_str(&dst)},
-                            {"S", tl__sb_str(&src)},    {"N", nl},
-                            {"DA", tl__cgen_space(g, db->scope)}, {"SA", tl__cgen_space(g, sb->scope)}};
-    tl__sb_indent(g->out, 2 * g->indent);
-    tl__cgen_expand(g, g->d->vector_copy ? g->d->vector_copy : "*($V *)&$D = *(const $V *)&$S;", sub, 6);
-    tl__cgen_write(g, "\n");
-    done = true;
-  }
-  tl__sb_free(&vt);
-  tl__sb_free(&dst);
-  tl__sb_free(&src);
-  return done;
-}
-
 /* Memory a vector access reads or writes with one vector load or store (global
  * and shared buffers, aligned by the host checks and the 16-byte rule of
  * docs/lowering.md); per-thread arrays are accessed lane by lane, which keeps
@@ -267,16 +217,76 @@ static bool vector_memory(const tl_ir_buffer *b) {
   return b->scope == TL_SCOPE_GLOBAL || b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN;
 }
 
-/* The dialect's vector type for `lanes` elements of buffer b (NULL: none). */
-static const char *vector_type_of(tl__cgen *g, const tl_ir_buffer *b, uint16_t lanes, char *buf, size_t cap) {
-  return g->d->vector_type ? g->d->vector_type(tl_dtype_scalar(b->dtype), lanes, buf, cap) : NULL;
+/* True if the dialect computes vector stores through temporaries (vector_read and
+ * vector_write), not only copies. */
+static bool vectors_through_temps(const tl__c_dialect *d) { return d->vector_read && d->vector_write; }
+
+static bool lane_mask_has(uint32_t mask, uint16_t lanes) { return mask == 0 || (lanes < 32 && (mask & (1u << lanes))); }
+
+/* The dialect's vector type for `lanes` elements of buffer b, written into `out`
+ * (the first row of vector_types that matches); NULL: none. */
+static const char *vector_type_of(tl__cgen *g, const tl_ir_buffer *b, uint16_t lanes, tl__sb *out) {
+  tl_dtype t = tl_dtype_scalar(b->dtype);
+  const char *sfx = tl__cgen_storage_suffix(t);
+  uint32_t bytes = (uint32_t)(t.bits / 8) * lanes;
+  if (t.bits % 8 != 0 || lanes < 2) return NULL;
+  for (const tl__c_vector_type *v = g->d->vector_types; v && v->text; v++) {
+    if ((v->elem && strcmp(v->elem, sfx) != 0) || !lane_mask_has(v->lane_mask, lanes) || (v->bytes && v->bytes != bytes))
+      continue;
+    char n[8];
+    snprintf(n, sizeof n, "%u", (unsigned)lanes);
+    tl__cgen_subst sub[] = {{"B", v->base}, {"N", n}};
+    tl__sb *prev = tl__cgen_capture_begin(g, out);
+    tl__cgen_expand(g, v->text, sub, 2);
+    tl__cgen_capture_end(g, prev);
+    return tl__sb_status(out) == TL_OK ? tl__sb_str(out) : NULL;
+  }
+  return NULL;
 }
 
-/* Prints `*(VT *)&buf[base]` (an lvalue, or a const rvalue). */
-static void print_vector_access(tl__cgen *g, const char *vt, bool store, const tl_ir_buffer *buf,
-                                const tl_ir_expr *ramp) {
-  tl__cgen_write(g, "*(%s%s *)&", store ? "" : "const ", vt);
+/* The element buf[ramp's base] (the first of a contiguous access) into `out`. */
+static const char *first_element(tl__cgen *g, const tl_ir_buffer *buf, const tl_ir_expr *ramp, tl__sb *out) {
+  tl__sb *prev = tl__cgen_capture_begin(g, out);
   tl__cgen_element(g, buf, 1, (tl_ir_expr *const *)&ramp->u.ramp.base);
+  tl__cgen_capture_end(g, prev);
+  return tl__sb_str(out);
+}
+
+/* One statement of a vector template on its own line: vector_copy, vector_read or
+ * vector_write with $V the vector type, $D/$S the destination and source elements
+ * (or $T the temporary), $DA/$SA their spaces, $N the lanes. */
+typedef struct vector_access {
+  const char *vtype, *dst, *src, *temp, *dst_space, *src_space;
+  uint16_t lanes;
+} vector_access;
+
+static void print_vector_template(tl__cgen *g, const char *tmpl, const vector_access *a) {
+  char n[8];
+  snprintf(n, sizeof n, "%u", (unsigned)a->lanes);
+  tl__cgen_subst sub[] = {{"V", a->vtype},      {"D", a->dst},        {"S", a->src}, {"T", a->temp},
+                          {"DA", a->dst_space}, {"SA", a->src_space}, {"N", n}};
+  tl__sb_indent(g->out, 2 * g->indent);
+  tl__cgen_expand(g, tmpl, sub, sizeof sub / sizeof sub[0]);
+  tl__cgen_write(g, "\n");
+}
+
+/* A contiguous copy dst[dr] = src[sr] as one vector_copy statement; false (nothing
+ * printed) when the dialect has no vector type for it. */
+static bool print_vector_copy(tl__cgen *g, const tl_ir_buffer *db, const tl_ir_expr *dr, const tl_ir_buffer *sb,
+                              const tl_ir_expr *sr, uint16_t lanes) {
+  tl__sb vt = TL__SB_INIT, dst = TL__SB_INIT, src = TL__SB_INIT;
+  bool done = false;
+  if (vector_type_of(g, db, lanes, &vt)) {
+    vector_access a = {tl__sb_str(&vt), first_element(g, db, dr, &dst), first_element(g, sb, sr, &src), NULL,
+                       tl__cgen_space(g, db->scope), tl__cgen_space(g, sb->scope), lanes};
+    print_vector_template(g, g->d->vector_copy ? g->d->vector_copy : "*($V *)&$D = *(const $V *)&$S;", &a);
+    done = true;
+  }
+  if (tl__sb_status(&dst) != TL_OK || tl__sb_status(&src) != TL_OK) tl__cgen_oom(g);
+  tl__sb_free(&vt);
+  tl__sb_free(&dst);
+  tl__sb_free(&src);
+  return done;
 }
 
 /* `= value;` after an lvalue of buffer dtype t (value of t's compute type). */
@@ -332,24 +342,28 @@ static const char *vector_temp(tl__cgen *g, const char *base, tl_dtype t, uint16
   return name;
 }
 
-/* Reads ahead, with one vector load each, the contiguous loads of global or
- * shared memory that `e` evaluates unconditionally (not under a select or a
+/* Reads ahead, with one vector_read each, the contiguous loads of global or shared
+ * memory that `e` evaluates unconditionally (not under a select or a
  * short-circuit operator), so the lanes then read the temporaries. */
 static void hoist_loads(tl__cgen *g, const tl_ir_expr *e, uint16_t lanes) {
   if (!e || g->status != TL_OK) return;
   switch (e->kind) {
   case TL_EXPR_LOAD: {
+    const tl_ir_buffer *buf = e->u.load.buffer;
     const tl_ir_expr *r = contiguous(e->u.load.n, e->u.load.indices, lanes);
-    char vbuf[32];
-    const char *vt = r && vector_memory(e->u.load.buffer) ? vector_type_of(g, e->u.load.buffer, lanes, vbuf, sizeof vbuf) : NULL;
-    if (!vt || tl__cgen_hoisted_name(g, e)) return;
-    const char *name = vector_temp(g, "vec_ld", e->u.load.buffer->dtype, lanes);
-    tl__sb_indent(g->out, 2 * g->indent);
-    tl__cgen_write(g, "*(%s *)%s = ", vt, name);
-    print_vector_access(g, vt, false, e->u.load.buffer, r);
-    tl__cgen_write(g, ";\n");
-    tl__cgen_hoisted h = {e, name};
-    if (tl__vec_push(&g->hoisted, &h) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+    if (!r || !vector_memory(buf) || tl__cgen_hoisted_name(g, e)) return;
+    tl__sb vt = TL__SB_INIT, src = TL__SB_INIT;
+    if (vector_type_of(g, buf, lanes, &vt)) {
+      const char *name = vector_temp(g, "vec_ld", buf->dtype, lanes);
+      vector_access a = {tl__sb_str(&vt), NULL, first_element(g, buf, r, &src), name, NULL,
+                         tl__cgen_space(g, buf->scope), lanes};
+      print_vector_template(g, g->d->vector_read, &a);
+      tl__cgen_hoisted h = {e, name};
+      if (tl__vec_push(&g->hoisted, &h) != TL_OK) tl__cgen_oom(g);
+    }
+    if (tl__sb_status(&src) != TL_OK) tl__cgen_oom(g);
+    tl__sb_free(&vt);
+    tl__sb_free(&src);
     return;
   }
   case TL_EXPR_BINARY:
@@ -366,19 +380,42 @@ static void hoist_loads(tl__cgen *g, const tl_ir_expr *e, uint16_t lanes) {
   }
 }
 
-/* A vector store buf[idx] = value of `lanes` lanes. In a dialect with vector
- * types: a select on a scalar condition becomes an if/else of two stores (only the
- * chosen side is evaluated, as T.if_then_else means); a contiguous copy is one
- * vector load and store; otherwise the contiguous loads of memory are read ahead
- * as vectors, the lanes are computed one by one (into a temporary when the
- * destination is memory, stored then as one vector). Without vector types: lane by
- * lane. */
+/* The lanes of a vector store computed one by one into an aligned temporary, then
+ * stored with one vector_write; false (nothing printed) without a vector type. */
+static bool print_store_through_temp(tl__cgen *g, const tl_ir_buffer *buf, const tl_ir_expr *dr,
+                                     const tl_ir_expr *value, uint16_t lanes) {
+  tl__sb vt = TL__SB_INIT, dst = TL__SB_INIT;
+  bool done = false;
+  if (vector_type_of(g, buf, lanes, &vt)) {
+    const char *tmp = vector_temp(g, "vec_st", buf->dtype, lanes);
+    const char *lane = open_lanes(g, lanes);
+    tl__sb_indent(g->out, 2 * g->indent);
+    tl__cgen_write(g, "%s[%s]", tmp, lane);
+    print_assigned_value(g, buf->dtype, value);
+    close_lanes(g);
+    vector_access a = {tl__sb_str(&vt), first_element(g, buf, dr, &dst), NULL, tmp,
+                       tl__cgen_space(g, buf->scope), NULL, lanes};
+    print_vector_template(g, g->d->vector_write, &a);
+    done = true;
+  }
+  if (tl__sb_status(&dst) != TL_OK) tl__cgen_oom(g);
+  tl__sb_free(&vt);
+  tl__sb_free(&dst);
+  return done;
+}
+
+/* A vector store buf[idx] = value of `lanes` lanes. A contiguous copy is one
+ * vector_copy where the dialect has the vector type. In a dialect that computes
+ * vectors through temporaries, a select on a scalar condition becomes an if/else
+ * of two stores (only the chosen side is evaluated, as T.if_then_else means), and
+ * other stores of global or shared memory read their contiguous loads ahead, compute
+ * the lanes one by one into a temporary and store it as one vector. Otherwise:
+ * lane by lane. */
 static void print_vector_store(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx,
                                const tl_ir_expr *value, uint16_t lanes) {
-  char dbuf[32], sbuf[32];
   const tl_ir_expr *dr = contiguous(n, idx, lanes);
-  const char *dvt = dr ? vector_type_of(g, buf, lanes, dbuf, sizeof dbuf) : NULL;
-  if (g->d->vector_type && value->kind == TL_EXPR_SELECT && value->u.select.cond->dtype.lanes == 1) {
+  bool temps = vectors_through_temps(g->d);
+  if (temps && value->kind == TL_EXPR_SELECT && value->u.select.cond->dtype.lanes == 1) {
     tl__sb_indent(g->out, 2 * g->indent);
     tl__cgen_write(g, "if (");
     tl__cgen_expr(g, value->u.select.cond, TL__PREC_TOP);
@@ -393,30 +430,13 @@ static void print_vector_store(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n,
     tl__cgen_line(g, "}");
     return;
   }
-  if (dvt && value->kind == TL_EXPR_LOAD && tl_dtype_eq(value->u.load.buffer->dtype, buf->dtype)) {
+  if (dr && value->kind == TL_EXPR_LOAD && tl_dtype_eq(value->u.load.buffer->dtype, buf->dtype)) {
     const tl_ir_expr *sr = contiguous(value->u.load.n, value->u.load.indices, lanes);
-    if (sr && vector_type_of(g, value->u.load.buffer, lanes, sbuf, sizeof sbuf)) {
-      tl__sb_indent(g->out, 2 * g->indent);
-      print_vector_access(g, dvt, true, buf, dr);
-      tl__cgen_write(g, " = ");
-      print_vector_access(g, dvt, false, value->u.load.buffer, sr);
-      tl__cgen_write(g, ";\n");
-      return;
-    }
+    if (sr && print_vector_copy(g, buf, dr, value->u.load.buffer, sr, lanes)) return;
   }
   size_t hoisted = g->hoisted.len;
-  if (g->d->vector_type) hoist_loads(g, value, lanes);
-  if (dvt && vector_memory(buf)) {
-    const char *tmp = vector_temp(g, "vec_st", buf->dtype, lanes);
-    const char *lane = open_lanes(g, lanes);
-    tl__sb_indent(g->out, 2 * g->indent);
-    tl__cgen_write(g, "%s[%s]", tmp, lane);
-    print_assigned_value(g, buf->dtype, value);
-    close_lanes(g);
-    tl__sb_indent(g->out, 2 * g->indent);
-    print_vector_access(g, dvt, true, buf, dr);
-    tl__cgen_write(g, " = *(const %s *)%s;\n", dvt, tmp);
-  } else {
+  if (temps) hoist_loads(g, value, lanes);
+  if (!(temps && dr && vector_memory(buf) && print_store_through_temp(g, buf, dr, value, lanes))) {
     open_lanes(g, lanes);
     print_assign(g, buf, n, idx, value);
     close_lanes(g);
@@ -426,14 +446,8 @@ static void print_vector_store(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n,
 
 static void print_store(tl__cgen *g, const tl_ir_stmt *s) {
   uint16_t lanes = store_lanes(s);
-  if (lanes == 1) {
-    print_assign(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value);
-    return;
-  }
-  if (!g->d->vector_type &&
-      print_plain_vector_copy(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value, lanes))
-    return;
-  print_vector_store(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value, lanes);
+  if (lanes == 1) print_assign(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value);
+  else print_vector_store(g, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->u.store.value, lanes);
 }
 
 static void print_let(tl__cgen *g, const tl_ir_stmt *s) {
@@ -444,7 +458,7 @@ static void print_let(tl__cgen *g, const tl_ir_stmt *s) {
     /* A vector value lives in an array, filled lane by lane. */
     char *name_copy = tl__strdup(tl__cgen_fresh(g, v->name));
     if (!name_copy) {
-      tl__cgen_fail(g, tl__oom());
+      tl__cgen_oom(g);
       return;
     }
     tl__cgen_line(g, "%s %s[%u];", type, name_copy, (unsigned)value->dtype.lanes);
@@ -536,13 +550,13 @@ static void print_alloc(tl__cgen *g, const tl_ir_stmt *s) {
                 type, name, (long long)size);
 }
 
-/* T.atomic_add_elem through a plain-data dialect's templates (by element type). */
-static void plain_atomic_add(tl__cgen *g, const tl_ir_buffer *buf, const char *dst, const char *value) {
+/* T.atomic_add_elem through the dialect's row for the element type. */
+static void print_atomic_add(tl__cgen *g, const tl_ir_buffer *buf, const char *dst, const char *value) {
   tl_dtype t = tl_dtype_scalar(buf->dtype);
-  const char *sfx = tl__cgen_storage_suffix(t), *tmpl = NULL;
-  for (const tl_c_pair *a = g->d->atomic_add_tmpl; a && a->key && !tmpl; a++)
-    if (strcmp(a->key, sfx) == 0) tmpl = a->text;
-  if (!tmpl) {
+  const char *sfx = tl__cgen_storage_suffix(t);
+  const tl__c_atomic *row = g->d->atomic_add;
+  while (row && row->elem && strcmp(row->elem, sfx) != 0) row++;
+  if (!row || !row->elem) {
     char tb[32];
     tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no atomic add for %s", g->d->name,
                    tl_dtype_name(t, tb, sizeof tb));
@@ -554,9 +568,9 @@ static void plain_atomic_add(tl__cgen *g, const tl_ir_buffer *buf, const char *d
                           {"S", sfx},
                           {"A", tl__cgen_space(g, buf->scope)},
                           {"a", tl__cgen_space_word(buf->scope)}};
-  if (g->d->atomic_helper) tl__cgen_use_helper(g, g->d->atomic_helper, t);
+  if (row->helper) tl__cgen_use_helper(g, row->helper, t);
   tl__sb_indent(g->out, 2 * g->indent);
-  tl__cgen_expand(g, tmpl, sub, 6);
+  tl__cgen_expand(g, row->text, sub, sizeof sub / sizeof sub[0]);
   tl__cgen_write(g, "\n");
 }
 
@@ -574,11 +588,8 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_element(g, dst->u.region.buffer, dst->u.region.ndim, dst->u.region.mins);
     tl__cgen_capture_end(g, prev);
     char *v = tl__cgen_expr_str(g, value);
-    tl__cgen_type(g, dst->u.region.buffer->dtype); /* the element type's helpers, for the hook */
-    if (v && tl__sb_status(&d) == TL_OK) {
-      if (g->d->atomic_add) g->d->atomic_add(g, tl__sb_str(&d), v, dst->u.region.buffer->dtype);
-      else plain_atomic_add(g, dst->u.region.buffer, tl__sb_str(&d), v);
-    }
+    tl__cgen_type(g, dst->u.region.buffer->dtype); /* the element type's helpers, for the template */
+    if (v && tl__sb_status(&d) == TL_OK) print_atomic_add(g, dst->u.region.buffer, tl__sb_str(&d), v);
     tl__free(v);
     tl__sb_free(&d);
     return;

@@ -15,7 +15,7 @@
 #include "tilelang/runtime.h"
 
 /* The block extents of every launch of `kernel` in the host entries, when they
- * are constants that agree (for the dialect's kernel_bounds); false otherwise. */
+ * are constants that agree (for the dialect's launch_bounds); false otherwise. */
 typedef struct block_ctx {
   const char *kernel;
   int64_t block[3];
@@ -58,7 +58,7 @@ tl_status tl__c_device_source(const tl__c_dialect *d, const tl_ir_module *mod, c
     if (f->callconv != TL_CALLCONV_DEVICE_KERNEL) continue;
     if (nkernels++) tl__cgen_write(&g, "\n");
     int64_t block[3];
-    g.kernel_block = d->kernel_bounds && constant_block(mod, f->name, block) ? block : NULL;
+    g.kernel_block = d->launch_bounds && constant_block(mod, f->name, block) ? block : NULL;
     tl__cgen_kernel(&g, f);
     g.kernel_block = NULL;
     if (g.status != TL_OK) tl__error_context(g.status, "in kernel '%s': ", f->name);

@@ -440,11 +440,8 @@ static tl_ir_stmt *vector_let_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *
   return loop1(m, TL_FOR_SERIAL, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
 }
 
-static const char *vec_type(tl_dtype elem, uint16_t lanes, char *buf, size_t cap) {
-  if (elem.code != TL_DTYPE_FLOAT || elem.bits != 32 || lanes != 4) return NULL;
-  snprintf(buf, cap, "float%u", (unsigned)lanes);
-  return buf;
-}
+/* float4 only, as a row of vector types. */
+static const tl__c_vector_type k_vec_types[] = {{"f32", 1u << 4, 0, "float", "$B$N"}, {NULL, 0, 0, NULL, NULL}};
 
 static const tl__c_thread_tag k_tags[] = {{"blockIdx.x", "blockIdx.x"}, {"threadIdx.x", "threadIdx.x"}, {NULL, NULL}};
 
@@ -491,7 +488,7 @@ static void test_vectors_and_dialects(void **state) {
    * tags, its barrier and its qualifiers. */
   tl__c_dialect gpu = tl__c_dialect_c;
   gpu.name = "gpu-test";
-  gpu.vector_type = vec_type;
+  gpu.vector_types = k_vec_types;
   gpu.thread_tags = k_tags;
   gpu.barrier = "__syncthreads();";
   gpu.kernel_prefix = "extern \"C\" __global__";
