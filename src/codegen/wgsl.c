@@ -66,7 +66,7 @@ static bool has_id(const tl__vec *v, uint32_t id) {
 }
 
 static void add_id(wg *w, tl__vec *v, uint32_t id) {
-  if (!has_id(v, id) && tl__vec_push(v, &id) != TL_OK) tl__cgen_fail(G, TL_ENOMEM);
+  if (!has_id(v, id) && tl__vec_push(v, &id) != TL_OK) tl__cgen_oom(G);
 }
 
 /* ------------------------------------------------------------------- types */
@@ -716,7 +716,7 @@ static void print_alloc(wg *w, const tl_ir_stmt *s) {
     tl__sb_appendf(&w->decls, "var<workgroup> %s: array<", tl__sb_str(&name));
     elem_decl(w, &w->decls, b);
     tl__sb_appendf(&w->decls, ", %lld>;\n", (long long)size);
-    if (tl__sb_status(&name) != TL_OK) tl__cgen_fail(G, TL_ENOMEM);
+    if (tl__sb_status(&name) != TL_OK) tl__cgen_oom(G);
     tl__sb_free(&name);
     return;
   }
@@ -895,8 +895,11 @@ static void print_kernel(wg *w, const tl_ir_module *mod, const tl_ir_func *f) {
       break;
     }
     const char *local = tl__cgen_fresh(G, b->name);
-    char name[256];
-    snprintf(name, sizeof name, "%s__%s", f->name, local);
+    char *name = tl__format("%s__%s", f->name, local);
+    if (!name) {
+      tl__cgen_oom(G);
+      break;
+    }
     tl__cgen_reserve(G, name);
     tl__cgen_bind(G, b->data, name);
     bool written = has_id(&sc.written, b->data->id);
@@ -904,15 +907,16 @@ static void print_kernel(wg *w, const tl_ir_module *mod, const tl_ir_func *f) {
                    written ? "read_write" : "read", name);
     elem_decl(w, &w->decls, b);
     tl__sb_append(&w->decls, ">;\n");
+    tl__free(name);
     for (uint32_t d = 0; d < b->ndim; d++) { /* symbolic dims in shapes are sizes */
       const tl_ir_expr *e = b->shape[d];
       if (e->kind == TL_EXPR_VAR) tl__cgen_set_nonneg(G, e->u.var);
     }
   }
-  if (nscalars) {
-    char sname[256], vname[256];
-    snprintf(sname, sizeof sname, "%s__Params", f->name);
-    snprintf(vname, sizeof vname, "%s__params", f->name);
+  char *sname = nscalars ? tl__format("%s__Params", f->name) : NULL;
+  char *vname = nscalars ? tl__format("%s__params", f->name) : NULL;
+  if (nscalars && (!sname || !vname)) tl__cgen_oom(G);
+  if (sname && vname) {
     tl__cgen_reserve(G, sname);
     tl__cgen_reserve(G, vname);
     tl__sb_appendf(&w->decls, "struct %s {\n", sname);
@@ -922,13 +926,15 @@ static void print_kernel(wg *w, const tl_ir_module *mod, const tl_ir_func *f) {
       const char *member = tl__cgen_fresh(G, p->var->name);
       bool isb = tl_dtype_is_bool(p->var->dtype);
       tl__sb_appendf(&w->decls, "  %s: %s,\n", member, isb ? "u32" : wtype(w, p->var->dtype));
-      char text[600];
-      if (isb) snprintf(text, sizeof text, "(%s.%s != 0u)", vname, member);
-      else snprintf(text, sizeof text, "%s.%s", vname, member);
-      tl__cgen_bind(G, p->var, text);
+      char *text = isb ? tl__format("(%s.%s != 0u)", vname, member) : tl__format("%s.%s", vname, member);
+      if (text) tl__cgen_bind(G, p->var, text);
+      else tl__cgen_oom(G);
+      tl__free(text);
     }
     tl__sb_appendf(&w->decls, "}\n@group(0) @binding(%u) var<uniform> %s: %s;\n", binding, vname, sname);
   }
+  tl__free(sname);
+  tl__free(vname);
   tl__vec_free(&sc.written);
   for (uint32_t i = 0; i < f->nparams; i++) /* a symbolic dim passed as a scalar is a size */
     if (f->params[i].kind != TL_PARAM_BUFFER) {
@@ -956,7 +962,7 @@ static void print_kernel(wg *w, const tl_ir_module *mod, const tl_ir_func *f) {
                  (long long)ws[0], (long long)ws[1], (long long)ws[2], f->name);
   tl__cgen_write(G, "%s}\n", tl__sb_str(&body));
   tl__sb_free(&body);
-  if (tl__sb_status(&w->decls) != TL_OK) tl__cgen_fail(G, TL_ENOMEM);
+  if (tl__sb_status(&w->decls) != TL_OK) tl__cgen_oom(G);
 }
 
 /* ----------------------------------------------------------------- helpers */
