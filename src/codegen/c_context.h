@@ -119,7 +119,7 @@ void tl__cgen_use_helper(tl__cgen *g, const char *name, tl_dtype t);
 /* Appends the used helper sections, each guarded, in a dependency-respecting order. */
 void tl__cgen_emit_helpers(tl__cgen *g, tl__sb *out);
 
-/* Templates of plain-data dialects (plugin.h's tl_c_dialect): writes `tmpl` with
+/* Templates of a dialect (c_dialect.h, plugin.h's tl_c_dialect): writes `tmpl` with
  * each "$key" replaced by its value (the longest key matching; "$$" is "$"); a
  * newline inside the template is followed by the current indentation. */
 typedef struct tl__cgen_subst {
