@@ -263,10 +263,15 @@ typedef struct vector_access {
 static void print_vector_template(tl__cgen *g, const char *tmpl, const vector_access *a) {
   char n[8];
   snprintf(n, sizeof n, "%u", (unsigned)a->lanes);
-  tl__cgen_subst sub[] = {{"V", a->vtype},      {"D", a->dst},        {"S", a->src}, {"T", a->temp},
-                          {"DA", a->dst_space}, {"SA", a->src_space}, {"N", n}};
+  const tl__cgen_subst all[] = {{"V", a->vtype},      {"D", a->dst},        {"S", a->src}, {"T", a->temp},
+                                {"DA", a->dst_space}, {"SA", a->src_space}, {"N", n}};
+  /* Only the placeholders of this template's kind: "$T" in a copy stays literal. */
+  tl__cgen_subst sub[sizeof all / sizeof all[0]];
+  size_t count = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i].value) sub[count++] = all[i];
   tl__sb_indent(g->out, 2 * g->indent);
-  tl__cgen_expand(g, tmpl, sub, sizeof sub / sizeof sub[0]);
+  tl__cgen_expand(g, tmpl, sub, count);
   tl__cgen_write(g, "\n");
 }
 
