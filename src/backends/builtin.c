@@ -33,7 +33,6 @@ static const struct {
   /* Shared pieces backends name: code generators (global functions) and execution
    * backend implementations. */
   {"codegen", tl__codegen_register_builtins},
-  {"gpu codegen", tl__gpu_codegen_register_builtins},
   {"runtime", tl__runtime_register_builtins},
   /* The plugin host table's services (lowering, code generation, runtimes), before
    * anything can import a plugin through the registries. */

@@ -1,6 +1,9 @@
 /* C-family dialects: what differs between C, CUDA, HIP, OpenCL and Metal source, as
- * data plus a few small hooks, so the one printer (c_printer.h) emits all of them
- * without ever asking which target it prints for. A new dialect is a new table. */
+ * data (names, templates and per-op or per-type rows), so the one printer
+ * (c_printer.h) emits all of them without ever asking which target it prints for.
+ * A new dialect is a new table; plugin.h's plain-data tl_c_dialect converts into
+ * one (c_dialect_plain.c), so the library's dialects and a plugin's are printed
+ * alike. */
 #ifndef TL_CODEGEN_C_DIALECT_H
 #define TL_CODEGEN_C_DIALECT_H
 
@@ -10,8 +13,6 @@
 
 #include "tilelang/backend.h"
 #include "tilelang/ir.h"
-
-struct tl__cgen;
 
 /* How a 16-bit float type is held: in memory as `storage`, in expressions as
  * `compute` (holding values exactly representable in the 16-bit type), with helpers
@@ -55,6 +56,41 @@ typedef struct tl__c_thread_tag {
   const char *tag, *text;
 } tl__c_thread_tag;
 
+/* A hardware builtin of the IR (T.warp_shfl_xor, ...) as a call template: "%0",
+ * "%1", "%2" the arguments as held (no rounding: the builtins move values, they do
+ * not compute them). `helper` names a helper section the template needs (NULL:
+ * none). */
+typedef struct tl__c_builtin {
+  tl_ir_op op;
+  const char *text;
+  const char *helper;
+} tl__c_builtin;
+
+/* A vector type: the type of `lanes` elements whose storage suffix (i8 .. u64, f16,
+ * bf16, f32, f64, b) is `elem` (NULL: any), where bit `lanes` of lane_mask is set
+ * (0: any count) and the vector is `bytes` long (0: any size). `text` is a template:
+ * $B the row's base, $N the lanes ("$B$N": float4). The first matching row wins. */
+typedef struct tl__c_vector_type {
+  const char *elem;
+  uint32_t lane_mask;
+  uint32_t bytes;
+  const char *base;
+  const char *text;
+} tl__c_vector_type;
+
+/* T.atomic_add_elem of elements of storage suffix `elem`: a statement template ($D
+ * the element (lvalue), $V the value (compute type), $T the storage type, $S the
+ * suffix, $A the element's space qualifier, $a its space word: "global", "shared",
+ * "local"; a newline starts a further line) and the helper section it needs. */
+typedef struct tl__c_atomic {
+  const char *elem;
+  const char *text;
+  const char *helper;
+} tl__c_atomic;
+
+/* The most loops one parallel-for line covers (collapse(3)). */
+#define TL__C_MAX_COLLAPSE 3
+
 typedef struct tl__c_dialect {
   const char *name; /* "c" */
 
@@ -75,9 +111,9 @@ typedef struct tl__c_dialect {
   /* The block-wide barrier statement; NULL: one thread per block, nothing to wait for. */
   const char *barrier;
 
-  /* `T.warp_shfl_xor(value, mask, width)` as a call template ("%0" value, "%1" lane
-   * mask, "%2" width); NULL: the dialect has no warp shuffles. */
-  const char *warp_shfl_xor;
+  /* Hardware builtins (warp shuffles, ...) as call templates, one row per op;
+   * ended by an entry whose text is NULL. An op without a row is an error. */
+  const tl__c_builtin *builtins;
 
   /* Prefix of shared and local array declarations that starts them at a 16-byte
    * aligned address ("__align__(16)"); "" when the dialect needs none (no vectors). */
@@ -89,10 +125,11 @@ typedef struct tl__c_dialect {
    * NULL: the dialect has none (a shared.dyn buffer is an error). */
   const char *dyn_shared_decl;
 
-  /* Qualifiers a kernel's declaration gets when every launch of it has the same
-   * constant block extents (`__launch_bounds__(128)`), written into buf; NULL
-   * hook or NULL result: none. */
-  const char *(*kernel_bounds)(const int64_t block[3], char *buf, size_t cap);
+  /* A qualifier a kernel's declaration gets when every launch of it has the same
+   * constant block of at most max_block_threads threads: $N the thread count
+   * ("__launch_bounds__($N)"); NULL: none. */
+  const char *launch_bounds;
+  int64_t max_block_threads;
 
   /* Signed 32- and 64-bit +, -, *, << and negation on data (values computed from
    * memory) are printed through the unsigned type, so they wrap as lowered code
@@ -107,21 +144,31 @@ typedef struct tl__c_dialect {
   /* Math intrinsics, ended by an entry whose f32 is NULL. */
   const tl__c_math *math;
 
-  /* Vector types: writes the type of `lanes` x `elem` ("float4") into buf and returns
-   * it, or returns NULL when there is none. A NULL hook: vectors are always computed
-   * lane by lane. Contiguous vector copies (store of a load, both with stride-1 ramps)
-   * use the vector type when there is one. */
-  const char *(*vector_type)(tl_dtype elem, uint16_t lanes, char *buf, size_t cap);
+  /* Vector accesses (docs/lowering.md: contiguous, aligned, at most 16 bytes).
+   * vector_types: the vector type of a number of elements, ended by an entry whose
+   * text is NULL; none: vectors are computed lane by lane. vector_copy: a
+   * contiguous copy (store of a load, both with stride-1 ramps) as one statement,
+   * $V the vector type, $D and $S the destination and source elements (lvalues),
+   * $DA and $SA their spaces, $N the lanes; NULL: "*($V *)&$D = *(const $V *)&$S;".
+   * vector_read and vector_write: a vector load into, and a store from, an aligned
+   * temporary array $T (vector_read "*($V *)$T = *(const $V *)&$S;"); with both, a
+   * vector store of global or shared memory that is not a copy reads its
+   * contiguous loads ahead, computes the lanes into a temporary and stores it at
+   * once, and a select on a scalar condition becomes an if/else of two stores.
+   * NULL: other vector stores are lane by lane. */
+  const tl__c_vector_type *vector_types;
+  const char *vector_copy;
+  const char *vector_read;
+  const char *vector_write;
 
-  /* Emits the statement(s) of an atomic `dst += value` (dst an lvalue of element
-   * dtype t in memory, value an expression of t's compute type). */
-  void (*atomic_add)(struct tl__cgen *g, const char *dst, const char *value, tl_dtype t);
+  /* T.atomic_add_elem by element type, ended by an entry whose elem is NULL; a type
+   * without an entry is an error. */
+  const tl__c_atomic *atomic_add;
 
-  /* The line put before a parallel loop nest of depth `collapse` (1..3) that is not
-   * inside another loop, written into buf; NULL for none. `run_parallel` is a C
-   * condition for going parallel at all (the nest has more than one iteration), or
-   * NULL when that is known to hold. */
-  const char *(*parallel_for)(int collapse, const char *run_parallel, char *buf, size_t cap);
+  /* The line put before a parallel loop nest that is not inside another loop:
+   * $C " collapse(n)" for n > 1 loops (at most TL__C_MAX_COLLAPSE), $I " if(cond)"
+   * when the nest may have one iteration. NULL: none. */
+  const char *parallel_for;
 
   /* The line put before an unrolled loop (NULL: none). */
   const char *unroll_pragma;
@@ -132,9 +179,8 @@ typedef struct tl__c_dialect {
   /* Text every device source of this dialect starts with (includes, macros). */
   const char *prelude;
 
-  /* ---- The plain-data forms of plugin.h's tl_c_dialect (docs/codegen.md, "Dialects
-   * as plain data"). Each is used where the hook above is NULL; NULL keeps the
-   * behaviour described above. Placeholders as documented in plugin.h. */
+  /* Forms of plugin.h's tl_c_dialect that C and CUDA do not need; NULL keeps the
+   * behaviour described there (docs/codegen.md, "Dialects as plain data"). */
   const char *t_wide;        /* exact intermediates (int -> float16): NULL = t_f64 */
   const char *wide_suffix;   /* literal suffix of t_wide ("f"); NULL = "" */
   const char *t_bool_param;  /* a bool scalar kernel parameter's type; NULL = t_bool */
@@ -146,13 +192,6 @@ typedef struct tl__c_dialect {
   const char *extra_params;
   const char *shared_array;  /* array declaration templates */
   const char *local_array;
-  const char *vector_type_tmpl;      /* with vector_bases and vector_lanes, when vector_type is NULL */
-  const tl_c_pair *vector_bases;
-  uint32_t vector_lanes;
-  const char *vector_copy;           /* the copy statement; NULL: "*($V *)&$D = *(const $V *)&$S;" */
-  const tl_c_pair *atomic_add_tmpl;  /* when atomic_add is NULL */
-  const char *atomic_helper;         /* a helper section the templates need, or NULL */
-  const char *parallel_for_tmpl;     /* when parallel_for is NULL */
 } tl__c_dialect;
 
 /* A dialect made from plugin.h's plain-data tl_c_dialect (c_dialect_plain.c): the
@@ -162,6 +201,9 @@ typedef struct tl__c_dialect_owned {
   tl__c_math *math;
   tl__c_helper *helpers;
   tl__c_thread_tag *tags;
+  tl__c_builtin *builtins;
+  tl__c_vector_type *vector_types;
+  tl__c_atomic *atomics;
 } tl__c_dialect_owned;
 
 /* Fills *out from `plain`: names and templates are borrowed (they must outlive

@@ -45,6 +45,9 @@ void tl__c_dialect_owned_free(tl__c_dialect_owned *d) {
   tl__free(d->math);
   tl__free(d->helpers);
   tl__free(d->tags);
+  tl__free(d->builtins);
+  tl__free(d->vector_types);
+  tl__free(d->atomics);
   memset(d, 0, sizeof *d);
 }
 
@@ -100,6 +103,53 @@ static tl_status convert_tags(const tl_c_dialect *p, tl__c_dialect_owned *o) {
   return TL_OK;
 }
 
+/* The named hardware-builtin fields of tl_c_dialect as rows of the dialect's builtin
+ * table (the form every dialect's builtins take). */
+static tl_status convert_builtins(const tl_c_dialect *p, tl__c_dialect_owned *o) {
+  const struct {
+    tl_ir_op op;
+    const char *text;
+  } named[] = {
+    {TL_OP_WARP_SHFL_XOR, p->warp_shfl_xor},
+  };
+  size_t count = sizeof named / sizeof named[0], n = 0;
+  o->builtins = tl__calloc(count + 1, sizeof *o->builtins);
+  if (!o->builtins) return tl__oom();
+  for (size_t i = 0; i < count; i++)
+    if (named[i].text) o->builtins[n++] = (tl__c_builtin){named[i].op, named[i].text, NULL};
+  o->builtins[n] = (tl__c_builtin){TL_OP__COUNT, NULL, NULL};
+  return TL_OK;
+}
+
+/* vector_type with its bases and lanes as rows of vector types: one per base. */
+static tl_status convert_vector_types(const tl_c_dialect *p, tl__c_dialect_owned *o) {
+  if (!p->vector_type || p->vector_lanes == 0) return TL_OK; /* lane by lane */
+  size_t n = 0;
+  while (p->vector_bases[n].key) n++;
+  o->vector_types = tl__calloc(n + 1, sizeof *o->vector_types);
+  if (!o->vector_types) return tl__oom();
+  for (size_t i = 0; i < n; i++)
+    o->vector_types[i] = (tl__c_vector_type){p->vector_bases[i].key, p->vector_lanes, 0, p->vector_bases[i].text,
+                                             p->vector_type};
+  return TL_OK;
+}
+
+/* Atomic add templates by element suffix, each needing the dialect's one
+ * atomic_helper. */
+static tl_status convert_atomics(const tl_c_dialect *p, tl__c_dialect_owned *o) {
+  if (!p->atomic_add) return TL_OK; /* no atomics */
+  size_t n = 0;
+  while (p->atomic_add[n].key) n++;
+  o->atomics = tl__calloc(n + 1, sizeof *o->atomics);
+  if (!o->atomics) return tl__oom();
+  for (size_t i = 0; i < n; i++) {
+    if (!p->atomic_add[i].text)
+      return tl__error(TL_EINVAL, "dialect '%s': atomic add '%s' has no text", or_empty(p->name), p->atomic_add[i].key);
+    o->atomics[i] = (tl__c_atomic){p->atomic_add[i].key, p->atomic_add[i].text, p->atomic_helper};
+  }
+  return TL_OK;
+}
+
 tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *out) {
   memset(out, 0, sizeof *out);
   if (!p) return tl__error(TL_EINVAL, "C dialect must not be NULL");
@@ -114,6 +164,9 @@ tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *o
   tl_status s = convert_math(p, out);
   if (s == TL_OK) s = convert_helpers(p, out);
   if (s == TL_OK) s = convert_tags(p, out);
+  if (s == TL_OK) s = convert_builtins(p, out);
+  if (s == TL_OK) s = convert_vector_types(p, out);
+  if (s == TL_OK) s = convert_atomics(p, out);
   if (s != TL_OK) {
     tl__c_dialect_owned_free(out);
     return s;
@@ -149,14 +202,11 @@ tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *o
   d->extra_params = p->extra_params;
   d->shared_array = p->shared_array;
   d->local_array = p->local_array;
-  d->warp_shfl_xor = p->warp_shfl_xor;
-  d->vector_type_tmpl = p->vector_type;
-  d->vector_bases = p->vector_bases;
-  d->vector_lanes = p->vector_lanes;
+  d->builtins = out->builtins;
+  d->vector_types = out->vector_types;
   d->vector_copy = p->vector_copy;
-  d->atomic_add_tmpl = p->atomic_add;
-  d->atomic_helper = p->atomic_helper;
-  d->parallel_for_tmpl = p->parallel_for;
+  d->atomic_add = out->atomics;
+  d->parallel_for = p->parallel_for;
   return TL_OK;
 }
 

@@ -138,13 +138,74 @@ static void float_literal(tl__cgen *g, tl_dtype t, double v, int ctx) {
   close_paren(g, p);
 }
 
+char *tl__cgen_expr_str(tl__cgen *g, const tl_ir_expr *e) {
+  tl__sb sb = TL__SB_INIT;
+  tl__sb *prev = tl__cgen_capture_begin(g, &sb);
+  tl__cgen_expr(g, e, TL__PREC_TOP);
+  tl__cgen_capture_end(g, prev);
+  if (g->status != TL_OK) {
+    tl__sb_free(&sb);
+    return NULL;
+  }
+  char *s = tl__sb_finish(&sb);
+  if (!s) tl__cgen_oom(g);
+  return s;
+}
+
+
+/* --------------------------------------------------------------- elements */
+
+/* How a data variable prints. */
+static const char *data_text(tl__cgen *g, const tl_ir_buffer *buf) {
+  const char *t = tl__cgen_var_text(g, buf->data);
+  if (!t) tl__cgen_error(g, TL_EINVAL, "buffer '%s' is used but not defined in this function", buf->name);
+  return t ? t : "tl_undefined";
+}
+
+void tl__cgen_element(tl__cgen *g, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx) {
+  const char *name = data_text(g, buf);
+  tl_dtype t = tl_dtype_scalar(buf->dtype);
+  tl_dtype declared;
+  if (tl__cgen_var_elem(g, buf->data, &declared) && !tl_dtype_eq(declared, t))
+    tl__cgen_write(g, "((%s *)%s)[", tl__cgen_storage_type(g, t), name);
+  else
+    tl__cgen_write(g, "%s[", name);
+  if (n != buf->ndim) {
+    tl__cgen_error(g, TL_EINVAL, "buffer '%s' of rank %u indexed with %u indices", buf->name, buf->ndim, n);
+  } else if (n == 0) {
+    tl__cgen_write(g, "0");
+  } else if (buf->strides) {
+    for (uint32_t k = 0; k < n; k++) {
+      if (k) tl__cgen_write(g, " + ");
+      tl__cgen_expr(g, idx[k], TL__PREC_MUL);
+      tl__cgen_write(g, " * ");
+      tl__cgen_expr(g, buf->strides[k], TL__PREC_MUL + 1);
+    }
+  } else if (n == 1) {
+    tl__cgen_expr(g, idx[0], TL__PREC_TOP);
+  } else {
+    /* Row-major: ((i0 * s1 + i1) * s2 + i2) ... */
+    for (uint32_t k = 0; k + 2 < n; k++) tl__cgen_write(g, "(");
+    tl__cgen_expr(g, idx[0], TL__PREC_MUL);
+    for (uint32_t k = 1; k < n; k++) {
+      tl__cgen_write(g, " * ");
+      tl__cgen_expr(g, buf->shape[k], TL__PREC_MUL + 1);
+      tl__cgen_write(g, " + ");
+      tl__cgen_expr(g, idx[k], TL__PREC_ADD + 1);
+      if (k + 1 < n) tl__cgen_write(g, ")");
+    }
+  }
+  tl__cgen_write(g, "]");
+}
+
+
 /* ------------------------------------------------------------ expressions */
 
 static void expr(tl__cgen *g, const tl_ir_expr *e, int ctx) { tl__cgen_expr(g, e, ctx); }
 
-/* fn(a, b) */
-static void call2(tl__cgen *g, const char *fn, const tl_ir_expr *a, const tl_ir_expr *b) {
-  tl__cgen_write(g, "%s(", fn);
+/* (a, b) or (a) after a function name. */
+static void call_args(tl__cgen *g, const tl_ir_expr *a, const tl_ir_expr *b) {
+  tl__cgen_write(g, "(");
   expr(g, a, TL__PREC_TOP);
   if (b) {
     tl__cgen_write(g, ", ");
@@ -153,20 +214,13 @@ static void call2(tl__cgen *g, const char *fn, const tl_ir_expr *a, const tl_ir_
   tl__cgen_write(g, ")");
 }
 
-/* A helper of a per-type section: tl_<base>_<suffix>(a, b). */
+/* A helper of a per-type section: tl_<base>_<suffix>(a, b), the suffix the section
+ * is instantiated with ($S). */
 static void helper_call(tl__cgen *g, const char *section, const char *base, tl_dtype t, const tl_ir_expr *a,
                         const tl_ir_expr *b) {
   tl__cgen_use_helper(g, section, t);
-  char fn[48];
-  tl_dtype ht = tl_dtype_scalar(t);
-  const char *sfx;
-  switch (ht.code) {
-  case TL_DTYPE_INT: sfx = ht.bits == 8 ? "i8" : ht.bits == 16 ? "i16" : ht.bits == 32 ? "i32" : "i64"; break;
-  case TL_DTYPE_UINT: sfx = ht.bits == 8 ? "u8" : ht.bits == 16 ? "u16" : ht.bits == 32 ? "u32" : "u64"; break;
-  default: sfx = ht.bits == 64 ? "f64" : "f32"; break;
-  }
-  snprintf(fn, sizeof fn, "tl_%s_%s", base, sfx);
-  call2(g, fn, a, b);
+  tl__cgen_write(g, "tl_%s_%s", base, tl__cgen_helper_suffix(t));
+  call_args(g, a, b);
 }
 
 static const char *binop_text(tl_ir_binop op, int *prec) {
@@ -456,6 +510,21 @@ static void print_int_math(tl__cgen *g, const tl_ir_expr *e, int ctx) {
   }
 }
 
+/* The IR's hardware builtins, printed through the dialect's builtin rows (never as
+ * math), and what a dialect without a row lacks, for the message. */
+static const struct {
+  tl_ir_op op;
+  const char *what;
+} k_hardware_builtins[] = {
+  {TL_OP_WARP_SHFL_XOR, "warp shuffles"},
+};
+
+static const char *hardware_builtin(tl_ir_op op) {
+  for (size_t i = 0; i < sizeof k_hardware_builtins / sizeof k_hardware_builtins[0]; i++)
+    if (k_hardware_builtins[i].op == op) return k_hardware_builtins[i].what;
+  return NULL;
+}
+
 static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_round) {
   tl_ir_op op = e->u.call.op;
   if (g->ext_call && g->ext_call(g, e, ctx)) return;
@@ -467,12 +536,15 @@ static void print_call(tl__cgen *g, const tl_ir_expr *e, int ctx, bool skip_roun
     tl__cgen_error(g, TL_EUNSUPPORTED, "%s must be lowered before %s code generation", tl_ir_op_name(op), g->d->name);
     return;
   }
-  if (op == TL_OP_WARP_SHFL_XOR) {
-    if (!g->d->warp_shfl_xor) {
-      tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no warp shuffles (%s)", g->d->name, tl_ir_op_name(op));
+  for (const tl__c_builtin *b = g->d->builtins; b && b->text; b++)
+    if (b->op == op) {
+      if (b->helper) tl__cgen_use_helper(g, b->helper, e->dtype);
+      math_template(g, b->text, e); /* moves the value as held: exact, no rounding */
       return;
     }
-    math_template(g, g->d->warp_shfl_xor, e); /* exchanges the value as held: exact */
+  const char *what = hardware_builtin(op);
+  if (what) {
+    tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no %s (%s)", g->d->name, what, tl_ir_op_name(op));
     return;
   }
   tl_dtype t = tl_dtype_scalar(e->dtype);

@@ -12,7 +12,8 @@
  * for manifests' host_codegens. */
 extern const tl_host_codegen tl__c_host_codegen_desc;
 
-/* Registers the global functions (idempotent). */
+/* Registers the global functions of every code generator of codegen/
+ * (codegen_globals.c; idempotent). */
 tl_status tl__codegen_register_builtins(void);
 
 /* Device source of every TL_CALLCONV_DEVICE_KERNEL function of `mod` in dialect `d`
@@ -29,6 +30,10 @@ tl_status tl__cuda_device_source(const tl_ir_module *mod, char **out);
  * the global functions tilelang_callback_cuda_validate and _compile, keeping the
  * source; without, the artifact "cuda" (source). Both carry the kernel table. */
 tl_status tl__cuda_device_codegen(const tl_ir_module *mod, const tl_target *target, bool compile, tl_artifact **out);
+/* The two modes as (module, target) -> artifact functions (target.build.tilelang_cuda
+ * and target.build.tilelang_cuda_without_compile). */
+tl_status tl__cuda_device_build(const tl_ir_module *mod, const tl_target *target, tl_artifact **out);
+tl_status tl__cuda_device_build_without_compile(const tl_ir_module *mod, const tl_target *target, tl_artifact **out);
 
 /* The C text defining `tl_cuda_image_data()` over `size` bytes of cubin, which
  * host code of launch convention cuda_driver calls (appended after that code by

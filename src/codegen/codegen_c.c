@@ -1,8 +1,8 @@
 /* Device codegen `c`: every device kernel of a lowered module as C99 source, in one
  * artifact of format "c" that carries the host entry's kernel table. Source only (the
  * execution backend compiles: native with the system compiler, tcc in memory), as
- * upstream's C target where device code is generated without compilation. Also the
- * registration of the C code generators' global functions. */
+ * upstream's C target where device code is generated without compilation; and the
+ * descriptor of host codegen `c`. (Their global functions: codegen_globals.c.) */
 #include "codegen/codegen.h"
 
 #include <string.h>
@@ -15,7 +15,7 @@
 #include "tilelang/runtime.h"
 
 /* The block extents of every launch of `kernel` in the host entries, when they
- * are constants that agree (for the dialect's kernel_bounds); false otherwise. */
+ * are constants that agree (for the dialect's launch_bounds); false otherwise. */
 typedef struct block_ctx {
   const char *kernel;
   int64_t block[3];
@@ -58,7 +58,7 @@ tl_status tl__c_device_source(const tl__c_dialect *d, const tl_ir_module *mod, c
     if (f->callconv != TL_CALLCONV_DEVICE_KERNEL) continue;
     if (nkernels++) tl__cgen_write(&g, "\n");
     int64_t block[3];
-    g.kernel_block = d->kernel_bounds && constant_block(mod, f->name, block) ? block : NULL;
+    g.kernel_block = d->launch_bounds && constant_block(mod, f->name, block) ? block : NULL;
     tl__cgen_kernel(&g, f);
     g.kernel_block = NULL;
     if (g.status != TL_OK) tl__error_context(g.status, "in kernel '%s': ", f->name);
@@ -117,68 +117,7 @@ tl_status tl__c_device_codegen(const tl_ir_module *mod, const tl_target *target,
   return s;
 }
 
-/* ---------------------------------------------------------- global functions */
-
-/* (module, target) -> artifact, as TL_GLOBAL_FUNC_DEVICE_CODEGEN expects. */
-static tl_status codegen_args(const tl_value *args, int nargs, const char *name, tl_ir_module **mod,
-                              const tl_target **target) {
-  if (nargs != 2 || args[0].kind != TL_VALUE_IR_MODULE || args[1].kind != TL_VALUE_TARGET || !args[0].v.mod)
-    return tl__error(TL_EINVAL, "%s takes (module, target)", name);
-  *mod = args[0].v.mod;
-  *target = args[1].v.target;
-  return TL_OK;
-}
-
-static tl_status build_c(const tl_value *args, int nargs, tl_value *ret, void *user_data) {
-  (void)user_data;
-  tl_ir_module *mod = NULL;
-  const tl_target *target = NULL;
-  TL__TRY(codegen_args(args, nargs, "target.build.tilelang_c", &mod, &target));
-  tl_artifact *a;
-  TL__TRY(tl__c_device_codegen(mod, target, &a));
-  *ret = tl_value_artifact(a);
-  return TL_OK;
-}
-
-static tl_status build_c_host(const tl_value *args, int nargs, tl_value *ret, void *user_data) {
-  (void)user_data;
-  tl_ir_module *mod = NULL;
-  const tl_target *target = NULL;
-  TL__TRY(codegen_args(args, nargs, "target.build.tilelang_c_host", &mod, &target));
-  tl_artifact *a;
-  TL__TRY(tl__c_host_codegen(mod, target, &a));
-  *ret = tl_value_artifact(a);
-  return TL_OK;
-}
-
-static tl_status build_cuda_mode(const tl_value *args, int nargs, tl_value *ret, bool compile, const char *name) {
-  tl_ir_module *mod = NULL;
-  const tl_target *target = NULL;
-  TL__TRY(codegen_args(args, nargs, name, &mod, &target));
-  tl_artifact *a;
-  TL__TRY(tl__cuda_device_codegen(mod, target, compile, &a));
-  *ret = tl_value_artifact(a);
-  return TL_OK;
-}
-
-static tl_status build_cuda(const tl_value *args, int nargs, tl_value *ret, void *user_data) {
-  (void)user_data;
-  return build_cuda_mode(args, nargs, ret, true, "target.build.tilelang_cuda");
-}
-
-static tl_status build_cuda_source(const tl_value *args, int nargs, tl_value *ret, void *user_data) {
-  (void)user_data;
-  return build_cuda_mode(args, nargs, ret, false, "target.build.tilelang_cuda_without_compile");
-}
-
 const tl_host_codegen tl__c_host_codegen_desc = {
   .name = "c",
   TL_GLOBAL_FUNC_HOST_CODEGEN("target.build.tilelang_c_host"),
 };
-
-tl_status tl__codegen_register_builtins(void) {
-  TL__TRY(tl_register_global_func("target.build.tilelang_c", build_c, NULL, true));
-  TL__TRY(tl_register_global_func("target.build.tilelang_cuda", build_cuda, NULL, true));
-  TL__TRY(tl_register_global_func("target.build.tilelang_cuda_without_compile", build_cuda_source, NULL, true));
-  return tl_register_global_func("target.build.tilelang_c_host", build_c_host, NULL, true);
-}

@@ -99,3 +99,11 @@ tl_status tl__cuda_device_codegen(const tl_ir_module *mod, const tl_target *targ
   tl__free(src);
   return s;
 }
+
+tl_status tl__cuda_device_build(const tl_ir_module *mod, const tl_target *target, tl_artifact **out) {
+  return tl__cuda_device_codegen(mod, target, true, out);
+}
+
+tl_status tl__cuda_device_build_without_compile(const tl_ir_module *mod, const tl_target *target, tl_artifact **out) {
+  return tl__cuda_device_codegen(mod, target, false, out);
+}

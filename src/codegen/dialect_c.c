@@ -7,11 +7,8 @@
  * _Pragma only where the compiler defines _OPENMP (the native execution backend
  * passes -fopenmp when its compiler supports it; tcc has no OpenMP), so one source
  * serves every execution backend. */
-#include <stdio.h>
-
 #include "codegen/c_dialect.h"
 #include "codegen/c_helper_texts.h"
-#include "codegen/c_printer.h"
 
 static const char k_prelude[] =
   "#include <math.h>\n"
@@ -118,26 +115,16 @@ static const tl__c_math k_math[] = {
 /* Blocks of one kernel run in parallel under OpenMP: element updates that must be
  * atomic are `omp atomic` (a read-modify-write of a 16-bit float, which omp atomic
  * cannot express, is an `omp critical` section). */
-static void c_atomic_add(tl__cgen *g, const char *dst, const char *value, tl_dtype t) {
-  const tl__c_half_type *h = tl__cgen_half_type(g, t);
-  if (h) {
-    tl__cgen_line(g, "TL_OMP(omp critical)");
-    tl__cgen_line(g, "%s = %s((double)%s(%s) + (double)(%s));", dst, h->narrow, h->widen, dst, value);
-    return;
-  }
-  tl__cgen_line(g, "TL_OMP(omp atomic)");
-  tl__cgen_line(g, "%s += %s;", dst, value);
-}
-
-/* A single block runs on the calling thread: forking a team for it costs more
- * than the work (tens of microseconds). */
-static const char *c_parallel_for(int collapse, const char *run_parallel, char *buf, size_t cap) {
-  char clause[32] = "";
-  if (collapse > 1) snprintf(clause, sizeof clause, " collapse(%d)", collapse);
-  int n = run_parallel ? snprintf(buf, cap, "TL_OMP(omp parallel for%s if(%s))", clause, run_parallel) : -1;
-  if (n < 0 || (size_t)n >= cap) snprintf(buf, cap, "TL_OMP(omp parallel for%s)", clause); /* too long: always */
-  return buf;
-}
+#define TL__C_OMP_ATOMIC(suffix) {suffix, "TL_OMP(omp atomic)\n$D += $V;", NULL}
+static const tl__c_atomic k_atomics[] = {
+  {"f16", "TL_OMP(omp critical)\n$D = tl_f16_from_f64((double)tl_f16_to_f32($D) + (double)($V));", NULL},
+  {"bf16", "TL_OMP(omp critical)\n$D = tl_bf16_from_f64((double)tl_bf16_to_f32($D) + (double)($V));", NULL},
+  TL__C_OMP_ATOMIC("i8"), TL__C_OMP_ATOMIC("i16"), TL__C_OMP_ATOMIC("i32"), TL__C_OMP_ATOMIC("i64"),
+  TL__C_OMP_ATOMIC("u8"), TL__C_OMP_ATOMIC("u16"), TL__C_OMP_ATOMIC("u32"), TL__C_OMP_ATOMIC("u64"),
+  TL__C_OMP_ATOMIC("f32"), TL__C_OMP_ATOMIC("f64"), TL__C_OMP_ATOMIC("b"),
+  {NULL, NULL, NULL},
+};
+#undef TL__C_OMP_ATOMIC
 
 const tl__c_dialect tl__c_dialect_c = {
   .name = "c",
@@ -154,9 +141,10 @@ const tl__c_dialect tl__c_dialect_c = {
   .thread_tags = NULL,
   .barrier = NULL,
   .math = k_math,
-  .vector_type = NULL,
-  .atomic_add = c_atomic_add,
-  .parallel_for = c_parallel_for,
+  .atomic_add = k_atomics,
+  /* A single block runs on the calling thread: forking a team for it costs more
+   * than the work (tens of microseconds). */
+  .parallel_for = "TL_OMP(omp parallel for$C$I)",
   .unroll_pragma = NULL,
   .helpers = k_helpers,
   .prelude = k_prelude,

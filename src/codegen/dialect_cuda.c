@@ -13,11 +13,8 @@
  * no -fwrapv); the compilers run with --fmad=false, so no multiply-add is fused.
  * Math functions are CUDA's exact ones (expf, exp2f, ...); with the pass config
  * tl.enable_fast_math the fast intrinsics (__expf, __logf, ...). */
-#include <stdio.h>
-
 #include "codegen/c_dialect.h"
 #include "codegen/c_helper_texts.h"
-#include "codegen/c_printer.h"
 
 static const char k_prelude[] =
   "/* CUDA C++: compiled by NVRTC or nvcc with --fmad=false (one IR operation, one rounding). */\n"
@@ -183,57 +180,41 @@ static const char *const k_reserved[] = {
 
 /* Vectors of at most 16 bytes as one access: float2/float4 for float32, else
  * the unsigned vector of the same size (a reinterpretation of the bytes). */
-static const char *cuda_vector_type(tl_dtype elem, uint16_t lanes, char *buf, size_t cap) {
-  if (elem.bits % 8 != 0 || lanes < 2) return NULL;
-  size_t bytes = (size_t)elem.bits / 8 * lanes;
-  if (elem.code == TL_DTYPE_FLOAT && elem.bits == 32 && (lanes == 2 || lanes == 4)) {
-    snprintf(buf, cap, "float%u", (unsigned)lanes);
-    return buf;
-  }
-  switch (bytes) {
-  case 16: return "uint4";
-  case 8: return "uint2";
-  case 4: return "unsigned int";
-  case 2: return "unsigned short";
-  default: return NULL;
-  }
-}
+static const tl__c_vector_type k_vector_types[] = {
+  {"f32", (1u << 2) | (1u << 4), 0, NULL, "float$N"},
+  {NULL, 0, 16, NULL, "uint4"},
+  {NULL, 0, 8, NULL, "uint2"},
+  {NULL, 0, 4, NULL, "unsigned int"},
+  {NULL, 0, 2, NULL, "unsigned short"},
+  {NULL, 0, 0, NULL, NULL},
+};
 
-/* `atomicAdd` where the hardware has it for the type, else a helper. */
-static void cuda_atomic_add(tl__cgen *g, const char *dst, const char *value, tl_dtype t) {
-  t = tl_dtype_scalar(t);
-  if (t.code == TL_DTYPE_FLOAT && t.bits == 16) {
-    tl__cgen_use_helper(g, "atomic_f16", t);
-    tl__cgen_line(g, "tl_atomic_add_f16(&%s, %s);", dst, value);
-  } else if (t.code == TL_DTYPE_BFLOAT) {
-    tl__cgen_use_helper(g, "atomic_bf16", t);
-    tl__cgen_line(g, "tl_atomic_add_bf16(&%s, %s);", dst, value);
-  } else if (t.code == TL_DTYPE_FLOAT && t.bits == 64) {
-    tl__cgen_use_helper(g, "atomic_f64", t);
-    tl__cgen_line(g, "tl_atomic_add_f64(&%s, %s);", dst, value);
-  } else if (t.code == TL_DTYPE_FLOAT && t.bits == 32) {
-    tl__cgen_line(g, "atomicAdd(&%s, %s);", dst, value);
-  } else if (tl_dtype_is_int(t) && t.bits < 32) {
-    /* two's complement: adding the value's low bits wraps as the type does */
-    tl__cgen_use_helper(g, "atomic_bits", t);
-    tl__cgen_line(g, "tl_atomic_add_bits(&%s, (unsigned int)(%s), %u);", dst, value, (unsigned)t.bits);
-  } else if (tl_dtype_is_int(t) && t.bits == 64) {
-    tl__cgen_line(g, "atomicAdd((unsigned long long *)&%s, (unsigned long long)(%s));", dst, value);
-  } else if (tl_dtype_is_int(t) && t.bits == 32) {
-    tl__cgen_line(g, "atomicAdd((unsigned int *)&%s, (unsigned int)(%s));", dst, value);
-  } else {
-    char name[32];
-    tl__cgen_error(g, TL_EUNSUPPORTED, "the cuda dialect has no atomic add for %s", tl_dtype_name(t, name, sizeof name));
-  }
-}
+/* `atomicAdd` where the hardware has it for the type, else a helper: 8- and 16-bit
+ * integers add their two's complement low bits into the aligned word (wrapping as
+ * the type does), 16-bit floats and float64 are compare-and-swap loops on archs
+ * without the instruction. */
+static const tl__c_atomic k_atomics[] = {
+  {"f16", "tl_atomic_add_f16(&$D, $V);", "atomic_f16"},
+  {"bf16", "tl_atomic_add_bf16(&$D, $V);", "atomic_bf16"},
+  {"f64", "tl_atomic_add_f64(&$D, $V);", "atomic_f64"},
+  {"f32", "atomicAdd(&$D, $V);", NULL},
+  {"i8", "tl_atomic_add_bits(&$D, (unsigned int)($V), 8);", "atomic_bits"},
+  {"u8", "tl_atomic_add_bits(&$D, (unsigned int)($V), 8);", "atomic_bits"},
+  {"i16", "tl_atomic_add_bits(&$D, (unsigned int)($V), 16);", "atomic_bits"},
+  {"u16", "tl_atomic_add_bits(&$D, (unsigned int)($V), 16);", "atomic_bits"},
+  {"i64", "atomicAdd((unsigned long long *)&$D, (unsigned long long)($V));", NULL},
+  {"u64", "atomicAdd((unsigned long long *)&$D, (unsigned long long)($V));", NULL},
+  {"i32", "atomicAdd((unsigned int *)&$D, (unsigned int)($V));", NULL},
+  {"u32", "atomicAdd((unsigned int *)&$D, (unsigned int)($V));", NULL},
+  {NULL, NULL, NULL},
+};
 
-/* __launch_bounds__ of the block's thread count (what ptxas sizes registers for). */
-static const char *cuda_kernel_bounds(const int64_t block[3], char *buf, size_t cap) {
-  int64_t n = block[0] * block[1] * block[2];
-  if (n <= 0 || n > 1024) return NULL;
-  snprintf(buf, cap, "__launch_bounds__(%lld)", (long long)n);
-  return buf;
-}
+/* The hardware builtins: a full-warp shuffle (every lane takes part, as the GPU
+ * lowering's butterflies need). */
+static const tl__c_builtin k_builtins[] = {
+  {TL_OP_WARP_SHFL_XOR, "__shfl_xor_sync(0xffffffffu, %0, %1, %2)", NULL},
+  {TL_OP__COUNT, NULL, NULL},
+};
 
 #define TL__CUDA_DIALECT(dialect_name, math_table)                                                                \
   {                                                                                                             \
@@ -245,10 +226,12 @@ static const char *cuda_kernel_bounds(const int64_t block[3], char *buf, size_t 
     .restrict_kw = "__restrict__", .global_space = "", .shared_space = "__shared__",                            \
     .kernel_prefix = "extern \"C\" __global__", .helper_prefix = "static __device__ __forceinline__",           \
     .thread_tags = k_thread_tags, .barrier = "__syncthreads();",                                                \
-    .warp_shfl_xor = "__shfl_xor_sync(0xffffffffu, %0, %1, %2)", .array_align = "__align__(16)",                \
+    .builtins = k_builtins, .array_align = "__align__(16)",                                                     \
     .dyn_shared_decl = "extern __shared__ __align__(16) unsigned char %s[];",                                   \
-    .kernel_bounds = cuda_kernel_bounds, .wrap_signed_data = true, .reserved_words = k_reserved,                \
-    .math = math_table, .vector_type = cuda_vector_type, .atomic_add = cuda_atomic_add, .parallel_for = NULL,   \
+    .launch_bounds = "__launch_bounds__($N)", .max_block_threads = 1024, /* what ptxas sizes registers for */   \
+    .wrap_signed_data = true, .reserved_words = k_reserved, .math = math_table,                                 \
+    .vector_types = k_vector_types, .vector_read = "*($V *)$T = *(const $V *)&$S;",                             \
+    .vector_write = "*($V *)&$D = *(const $V *)$T;", .atomic_add = k_atomics,                                   \
     .unroll_pragma = "#pragma unroll", .helpers = k_helpers, .prelude = k_prelude,                              \
   }
 

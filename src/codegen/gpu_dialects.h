@@ -12,12 +12,9 @@ extern const tl_c_dialect tl__c_dialect_metal;
 
 /* Device codegens without compilation: artifacts of format "hip", "metal" and
  * "wgsl" carrying the module's kernel table, also as the global functions
- * target.build.tilelang_{hip,metal,webgpu}_without_compile. */
+ * target.build.tilelang_{hip,metal,webgpu}_without_compile (codegen_globals.c). */
 tl_status tl__hip_device_codegen(const tl_ir_module *mod, const tl_target *target, tl_artifact **out);
 tl_status tl__metal_device_codegen(const tl_ir_module *mod, const tl_target *target, tl_artifact **out);
 tl_status tl__wgsl_device_codegen(const tl_ir_module *mod, const tl_target *target, tl_artifact **out);
-
-/* Registers the global functions (idempotent). */
-tl_status tl__gpu_codegen_register_builtins(void);
 
 #endif

@@ -400,7 +400,7 @@ static void print_assert(tl__cgen *g, tl__host_ctx *c, const tl_ir_stmt *s) {
   tl__cgen_line(g, "return -1;");
   g->indent--;
   tl__cgen_line(g, "}");
-  if (tl__sb_status(&fmt) != TL_OK || tl__sb_status(&args) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+  if (tl__sb_status(&fmt) != TL_OK || tl__sb_status(&args) != TL_OK) tl__cgen_oom(g);
   tl__sb_free(&fmt);
   tl__sb_free(&args);
 }
@@ -488,7 +488,7 @@ static void print_entry(tl__cgen *g, tl__host_ctx *c) {
   c->launches = 0;
   tl_ir_visitor v = {collect_var, NULL, c};
   tl_ir_visit_stmt(&v, f->body);
-  if (c->oom) tl__cgen_fail(g, tl__oom());
+  if (c->oom) tl__cgen_oom(g);
   tl__cgen_write(g, "int32_t %s(const TLValue *args, int32_t nargs, void *stream, char *err, size_t errcap) {\n", f->name);
   g->indent = 1;
   if (!c->emitter->uses_stream) tl__cgen_line(g, "(void)stream;");

@@ -248,7 +248,7 @@ static void cuda_declare(tl__cgen *g, const tl_ir_module *mod) {
     tl__sb_appendf(&dyn, "%s%" PRId64, n ? ", " : "", bytes > INT32_MAX ? (int64_t)INT32_MAX : bytes);
     n++;
   }
-  if (tl__sb_status(&names) != TL_OK || tl__sb_status(&dyn) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+  if (tl__sb_status(&names) != TL_OK || tl__sb_status(&dyn) != TL_OK) tl__cgen_oom(g);
   tl__cgen_write(g,
                  "/* The device kernels of the embedded module, and the dynamic shared memory each needs. */\n"
                  "#define TL_CU_NUM_KERNELS %d\n"
@@ -382,7 +382,7 @@ static void cuda_launch(tl__cgen *g, tl__host_ctx *c, const tl_ir_stmt *s) {
     tl__cgen_write(g, ";\n");
     tl__sb_appendf(&params, "%s(void *)&%s", i ? ", " : "", tmp);
   }
-  if (tl__sb_status(&params) != TL_OK) tl__cgen_fail(g, TL_ENOMEM);
+  if (tl__sb_status(&params) != TL_OK) tl__cgen_oom(g);
   if (s->u.launch.nargs) tl__cgen_line(g, "void *tl_params[] = {%s};", tl__sb_str(&params));
   tl__sb_free(&params);
   int index = kernel_index(c->mod, name);

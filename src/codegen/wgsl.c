@@ -41,7 +41,7 @@ enum {
 };
 enum { T_I32, T_F32, T_F16, T__COUNT };
 
-typedef struct wg {
+typedef struct wgsl_writer {
   tl__cgen g;              /* names, output, errors, non-negativity */
   tl__sb decls;            /* module-scope declarations of the current kernel */
   bool used[H__COUNT][T__COUNT];
@@ -52,12 +52,13 @@ typedef struct wg {
   tl__vec vectors;         /* uint32_t: ids of variables holding vectors (arrays by lane) */
   const char *lane;        /* the lane while a vector expression prints lane by lane */
   int in_index;            /* > 0 while a buffer index prints: 64-bit integers are 32-bit there */
-} wg;
+} wgsl_writer;
 
-static void wexpr(wg *w, const tl_ir_expr *e);
-static void wstmt(wg *w, const tl_ir_stmt *s);
+static void wexpr(wgsl_writer *w, const tl_ir_expr *e);
+static void wstmt(wgsl_writer *w, const tl_ir_stmt *s);
 
-#define G (&w->g)
+/* The C-family printer context the writer prints through (names, output, failures). */
+#define PRINTER (&w->g)
 
 static bool has_id(const tl__vec *v, uint32_t id) {
   for (size_t i = 0; i < v->len; i++)
@@ -65,14 +66,14 @@ static bool has_id(const tl__vec *v, uint32_t id) {
   return false;
 }
 
-static void add_id(wg *w, tl__vec *v, uint32_t id) {
-  if (!has_id(v, id) && tl__vec_push(v, &id) != TL_OK) tl__cgen_fail(G, TL_ENOMEM);
+static void add_id(wgsl_writer *w, tl__vec *v, uint32_t id) {
+  if (!has_id(v, id) && tl__vec_push(v, &id) != TL_OK) tl__cgen_oom(PRINTER);
 }
 
 /* ------------------------------------------------------------------- types */
 
 /* The WGSL type of scalar t, or NULL after recording why there is none. */
-static const char *wtype(wg *w, tl_dtype t) {
+static const char *wtype(wgsl_writer *w, tl_dtype t) {
   t = tl_dtype_scalar(t);
   /* Index arithmetic (the flatten pass computes symbolic-size indices in int64) is
    * done in 32 bits: a WGSL array has fewer than 2^31 elements. */
@@ -91,7 +92,7 @@ static const char *wtype(wg *w, tl_dtype t) {
   default: break;
   }
   char buf[32];
-  tl__cgen_error(G, TL_EUNSUPPORTED, "the wgsl dialect has no type for %s%s", tl_dtype_name(t, buf, sizeof buf),
+  tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "the wgsl dialect has no type for %s%s", tl_dtype_name(t, buf, sizeof buf),
        t.code == TL_DTYPE_BFLOAT ? " (WGSL has f16 but no bfloat16)" : " (WGSL has bool, i32, u32, f32 and f16)");
   return "void";
 }
@@ -100,46 +101,46 @@ static int float_index(tl_dtype t) { return t.bits == 16 ? T_F16 : T_F32; }
 static const char *float_suffix(tl_dtype t) { return t.bits == 16 ? "h" : "f"; }
 static const char *float_name(tl_dtype t) { return t.bits == 16 ? "f16" : "f32"; }
 
-static void use(wg *w, int helper, int type) { w->used[helper][type] = true; }
+static void use(wgsl_writer *w, int helper, int type) { w->used[helper][type] = true; }
 
 /* ---------------------------------------------------------------- literals */
 
-static void int_literal(wg *w, tl_dtype t, int64_t v) {
+static void int_literal(wgsl_writer *w, tl_dtype t, int64_t v) {
   t = tl_dtype_scalar(t);
   if (t.code == TL_DTYPE_BOOL) {
-    tl__cgen_write(G, "%s", v ? "true" : "false");
+    tl__cgen_write(PRINTER, "%s", v ? "true" : "false");
   } else if (t.code == TL_DTYPE_UINT && (t.bits == 32 || (t.bits == 64 && w->in_index && v <= (int64_t)UINT32_MAX))) {
-    tl__cgen_write(G, "%" PRIu32 "u", (uint32_t)v);
+    tl__cgen_write(PRINTER, "%" PRIu32 "u", (uint32_t)v);
   } else if (t.code == TL_DTYPE_INT &&
              (t.bits == 32 || (t.bits == 64 && w->in_index && v >= INT32_MIN && v <= INT32_MAX))) {
     int32_t x = (int32_t)v;
-    if (x == INT32_MIN) tl__cgen_write(G, "i32(-2147483648)");
-    else if (x < 0) tl__cgen_write(G, "(%" PRId32 "i)", x);
-    else tl__cgen_write(G, "%" PRId32 "i", x);
+    if (x == INT32_MIN) tl__cgen_write(PRINTER, "i32(-2147483648)");
+    else if (x < 0) tl__cgen_write(PRINTER, "(%" PRId32 "i)", x);
+    else tl__cgen_write(PRINTER, "%" PRId32 "i", x);
   } else {
     wtype(w, t); /* records the refusal */
   }
 }
 
-static void float_literal(wg *w, tl_dtype t, double v) {
+static void float_literal(wgsl_writer *w, tl_dtype t, double v) {
   t = tl_dtype_scalar(t);
   if (strcmp(wtype(w, t), "void") == 0) return;
   int ti = float_index(t);
   if (isnan(v)) {
     use(w, H_NAN, ti);
-    tl__cgen_write(G, "tl_nan_%s()", float_name(t));
+    tl__cgen_write(PRINTER, "tl_nan_%s()", float_name(t));
     return;
   }
   if (isinf(v)) {
     use(w, H_INF, ti);
-    tl__cgen_write(G, "%stl_inf_%s()", v < 0 ? "-" : "", float_name(t));
+    tl__cgen_write(PRINTER, "%stl_inf_%s()", v < 0 ? "-" : "", float_name(t));
     return;
   }
   /* The value the interpreter uses: rounded to the type; printed so it reads back. */
   double x = t.bits == 16 ? tl__f16_to_f64(tl__f64_to_f16(v)) : (double)(float)v;
   if (isinf(x)) {
     use(w, H_INF, ti);
-    tl__cgen_write(G, "%stl_inf_%s()", x < 0 ? "-" : "", float_name(t));
+    tl__cgen_write(PRINTER, "%stl_inf_%s()", x < 0 ? "-" : "", float_name(t));
     return;
   }
   char buf[64];
@@ -148,80 +149,80 @@ static void float_literal(wg *w, tl_dtype t, double v) {
     if (strtod(buf, NULL) == x || (t.bits == 32 && strtof(buf, NULL) == (float)x)) break;
   }
   if (!strpbrk(buf, ".e")) strncat(buf, ".0", sizeof buf - strlen(buf) - 1);
-  if (signbit(x)) tl__cgen_write(G, "(%s%s)", buf, float_suffix(t));
-  else tl__cgen_write(G, "%s%s", buf, float_suffix(t));
+  if (signbit(x)) tl__cgen_write(PRINTER, "(%s%s)", buf, float_suffix(t));
+  else tl__cgen_write(PRINTER, "%s%s", buf, float_suffix(t));
 }
 
 /* -------------------------------------------------------------- expressions */
 
-static bool is_atomic_buf(const wg *w, const tl_ir_buffer *b) { return has_id(&w->atomics, b->data->id); }
+static bool is_atomic_buf(const wgsl_writer *w, const tl_ir_buffer *b) { return has_id(&w->atomics, b->data->id); }
 
-static void element_at(wg *w, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx);
+static void element_at(wgsl_writer *w, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx);
 
 /* buf[index] (flattened row-major, or by declared strides). */
-static void element(wg *w, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx) {
+static void element(wgsl_writer *w, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx) {
   w->in_index++;
   element_at(w, buf, n, idx);
   w->in_index--;
 }
 
-static void element_at(wg *w, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx) {
-  const char *name = tl__cgen_var_text(G, buf->data);
+static void element_at(wgsl_writer *w, const tl_ir_buffer *buf, uint32_t n, tl_ir_expr *const *idx) {
+  const char *name = tl__cgen_var_text(PRINTER, buf->data);
   if (!name) {
-    tl__cgen_error(G, TL_EINVAL, "buffer '%s' is used but not defined in this function", buf->name);
+    tl__cgen_error(PRINTER, TL_EINVAL, "buffer '%s' is used but not defined in this function", buf->name);
     return;
   }
-  tl__cgen_write(G, "%s[", name);
+  tl__cgen_write(PRINTER, "%s[", name);
   if (n != buf->ndim) {
-    tl__cgen_error(G, TL_EINVAL, "buffer '%s' of rank %u indexed with %u indices", buf->name, buf->ndim, n);
+    tl__cgen_error(PRINTER, TL_EINVAL, "buffer '%s' of rank %u indexed with %u indices", buf->name, buf->ndim, n);
   } else if (n == 0) {
-    tl__cgen_write(G, "0");
+    tl__cgen_write(PRINTER, "0");
   } else if (buf->strides) {
     for (uint32_t k = 0; k < n; k++) {
-      if (k) tl__cgen_write(G, " + ");
-      tl__cgen_write(G, "(");
+      if (k) tl__cgen_write(PRINTER, " + ");
+      tl__cgen_write(PRINTER, "(");
       wexpr(w, idx[k]);
-      tl__cgen_write(G, " * ");
+      tl__cgen_write(PRINTER, " * ");
       wexpr(w, buf->strides[k]);
-      tl__cgen_write(G, ")");
+      tl__cgen_write(PRINTER, ")");
     }
   } else {
-    for (uint32_t k = 0; k + 1 < n; k++) tl__cgen_write(G, "(");
+    for (uint32_t k = 0; k + 1 < n; k++) tl__cgen_write(PRINTER, "(");
     wexpr(w, idx[0]);
     for (uint32_t k = 1; k < n; k++) {
-      tl__cgen_write(G, " * ");
+      tl__cgen_write(PRINTER, " * ");
       wexpr(w, buf->shape[k]);
-      tl__cgen_write(G, " + ");
+      tl__cgen_write(PRINTER, " + ");
       wexpr(w, idx[k]);
-      tl__cgen_write(G, ")");
+      tl__cgen_write(PRINTER, ")");
     }
   }
-  tl__cgen_write(G, "]");
+  tl__cgen_write(PRINTER, "]");
 }
 
-static void call_helper(wg *w, const char *name, const tl_ir_expr *a, const tl_ir_expr *b) {
-  tl__cgen_write(G, "%s(", name);
+static void call_helper(wgsl_writer *w, const char *name, const tl_ir_expr *a, const tl_ir_expr *b) {
+  tl__cgen_write(PRINTER, "%s(", name);
   wexpr(w, a);
   if (b) {
-    tl__cgen_write(G, ", ");
+    tl__cgen_write(PRINTER, ", ");
     wexpr(w, b);
   }
-  tl__cgen_write(G, ")");
+  tl__cgen_write(PRINTER, ")");
 }
 
-static void infix(wg *w, const char *op, const tl_ir_expr *a, const tl_ir_expr *b) {
-  tl__cgen_write(G, "(");
+static void infix(wgsl_writer *w, const char *op, const tl_ir_expr *a, const tl_ir_expr *b) {
+  tl__cgen_write(PRINTER, "(");
   wexpr(w, a);
-  tl__cgen_write(G, " %s ", op);
+  tl__cgen_write(PRINTER, " %s ", op);
   wexpr(w, b);
-  tl__cgen_write(G, ")");
+  tl__cgen_write(PRINTER, ")");
 }
 
-static void binary(wg *w, const tl_ir_expr *e) {
+static void binary(wgsl_writer *w, const tl_ir_expr *e) {
   const tl_ir_expr *a = e->u.binary.a, *b = e->u.binary.b;
   tl_dtype t = tl_dtype_scalar(a->dtype);
   bool isf = tl_dtype_is_float(t), isb = tl_dtype_is_bool(t);
-  bool nonneg = tl__cgen_expr_nonneg(G, a) && tl__cgen_expr_nonneg(G, b);
+  bool nonneg = tl__cgen_expr_nonneg(PRINTER, a) && tl__cgen_expr_nonneg(PRINTER, b);
   wtype(w, t); /* an operand type WGSL lacks is refused here, by name */
   char fn[32];
   switch (e->u.binary.op) {
@@ -242,11 +243,11 @@ static void binary(wg *w, const tl_ir_expr *e) {
   case TL_BIN_BITXOR: infix(w, isb ? "!=" : "^", a, b); return;
   case TL_BIN_SHL:
   case TL_BIN_SHR:
-    tl__cgen_write(G, "(");
+    tl__cgen_write(PRINTER, "(");
     wexpr(w, a);
-    tl__cgen_write(G, " %s u32(", e->u.binary.op == TL_BIN_SHL ? "<<" : ">>");
+    tl__cgen_write(PRINTER, " %s u32(", e->u.binary.op == TL_BIN_SHL ? "<<" : ">>");
     wexpr(w, b);
-    tl__cgen_write(G, "))");
+    tl__cgen_write(PRINTER, "))");
     return;
   case TL_BIN_FLOORDIV:
   case TL_BIN_FLOORMOD: {
@@ -278,31 +279,31 @@ static void binary(wg *w, const tl_ir_expr *e) {
     return;
   }
   }
-  tl__cgen_error(G, TL_EINVAL, "unknown binary operator %d", (int)e->u.binary.op);
+  tl__cgen_error(PRINTER, TL_EINVAL, "unknown binary operator %d", (int)e->u.binary.op);
 }
 
-static void unary(wg *w, const tl_ir_expr *e) {
+static void unary(wgsl_writer *w, const tl_ir_expr *e) {
   const tl_ir_expr *a = e->u.unary.a;
   bool isb = tl_dtype_is_bool(a->dtype);
   const char *op = e->u.unary.op == TL_UN_NEG ? "-" : e->u.unary.op == TL_UN_NOT || isb ? "!" : "~";
-  tl__cgen_write(G, "(%s", op);
+  tl__cgen_write(PRINTER, "(%s", op);
   wexpr(w, a);
-  tl__cgen_write(G, ")");
+  tl__cgen_write(PRINTER, ")");
 }
 
-static void cast(wg *w, const tl_ir_expr *e) {
+static void cast(wgsl_writer *w, const tl_ir_expr *e) {
   const char *to = wtype(w, e->dtype), *from = wtype(w, e->u.cast.value->dtype);
   if (strcmp(to, from) == 0) { /* also int32 -> int64 in an index */
     wexpr(w, e->u.cast.value);
     return;
   }
-  tl__cgen_write(G, "%s(", to);
+  tl__cgen_write(PRINTER, "%s(", to);
   wexpr(w, e->u.cast.value);
-  tl__cgen_write(G, ")");
+  tl__cgen_write(PRINTER, ")");
 }
 
 /* A math call on floats by WGSL builtin (or helper) name. */
-static void float_math(wg *w, const tl_ir_expr *e, tl_dtype t) {
+static void float_math(wgsl_writer *w, const tl_ir_expr *e, tl_dtype t) {
   const char *sfx = float_suffix(t);
   const tl_ir_expr *a = e->u.call.nargs > 0 ? e->u.call.args[0] : NULL;
   const tl_ir_expr *b = e->u.call.nargs > 1 ? e->u.call.args[1] : NULL;
@@ -331,37 +332,37 @@ static void float_math(wg *w, const tl_ir_expr *e, tl_dtype t) {
     return;
   }
   case TL_OP_RSQRT:
-    tl__cgen_write(G, "(1.0%s / sqrt(", sfx);
+    tl__cgen_write(PRINTER, "(1.0%s / sqrt(", sfx);
     wexpr(w, a);
-    tl__cgen_write(G, "))");
+    tl__cgen_write(PRINTER, "))");
     return;
   case TL_OP_SIGMOID:
-    tl__cgen_write(G, "(1.0%s / (1.0%s + exp(-(", sfx, sfx);
+    tl__cgen_write(PRINTER, "(1.0%s / (1.0%s + exp(-(", sfx, sfx);
     wexpr(w, a);
-    tl__cgen_write(G, "))))");
+    tl__cgen_write(PRINTER, "))))");
     return;
   default:
-    tl__cgen_error(G, TL_EUNSUPPORTED, "the wgsl dialect cannot print %s", tl_ir_op_name(e->u.call.op));
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "the wgsl dialect cannot print %s", tl_ir_op_name(e->u.call.op));
     return;
   }
-  tl__cgen_write(G, "%s(", fn);
+  tl__cgen_write(PRINTER, "%s(", fn);
   if (a) wexpr(w, a);
   if (b) {
-    tl__cgen_write(G, ", ");
+    tl__cgen_write(PRINTER, ", ");
     wexpr(w, b);
   }
   if (c) {
-    tl__cgen_write(G, ", ");
+    tl__cgen_write(PRINTER, ", ");
     wexpr(w, c);
   }
-  tl__cgen_write(G, ")");
+  tl__cgen_write(PRINTER, ")");
 }
 
-static void int_math(wg *w, const tl_ir_expr *e, tl_dtype t) {
+static void int_math(wgsl_writer *w, const tl_ir_expr *e, tl_dtype t) {
   const tl_ir_expr *a = e->u.call.nargs > 0 ? e->u.call.args[0] : NULL;
   const tl_ir_expr *b = e->u.call.nargs > 1 ? e->u.call.args[1] : NULL;
   if (!a) {
-    tl__cgen_error(G, TL_EINVAL, "%s takes arguments", tl_ir_op_name(e->u.call.op));
+    tl__cgen_error(PRINTER, TL_EINVAL, "%s takes arguments", tl_ir_op_name(e->u.call.op));
     return;
   }
   switch (e->u.call.op) {
@@ -374,17 +375,17 @@ static void int_math(wg *w, const tl_ir_expr *e, tl_dtype t) {
     return;
   case TL_OP_CEILDIV:
     if (!b) break;
-    if (t.code == TL_DTYPE_UINT || (tl__cgen_expr_nonneg(G, a) && tl__cgen_expr_nonneg(G, b))) {
+    if (t.code == TL_DTYPE_UINT || (tl__cgen_expr_nonneg(PRINTER, a) && tl__cgen_expr_nonneg(PRINTER, b))) {
       const char *z = t.code == TL_DTYPE_UINT ? "0u" : "0i", *one = t.code == TL_DTYPE_UINT ? "1u" : "1i";
-      tl__cgen_write(G, "((");
+      tl__cgen_write(PRINTER, "((");
       wexpr(w, a);
-      tl__cgen_write(G, " / ");
+      tl__cgen_write(PRINTER, " / ");
       wexpr(w, b);
-      tl__cgen_write(G, ") + select(%s, %s, (", z, one);
+      tl__cgen_write(PRINTER, ") + select(%s, %s, (", z, one);
       wexpr(w, a);
-      tl__cgen_write(G, " %% ");
+      tl__cgen_write(PRINTER, " %% ");
       wexpr(w, b);
-      tl__cgen_write(G, ") != %s))", z);
+      tl__cgen_write(PRINTER, ") != %s))", z);
     } else {
       use(w, H_CEILDIV, T_I32);
       call_helper(w, "tl_ceildiv_i32", a, b);
@@ -392,36 +393,36 @@ static void int_math(wg *w, const tl_ir_expr *e, tl_dtype t) {
     return;
   default: break;
   }
-  tl__cgen_error(G, TL_EUNSUPPORTED, "%s is not defined for integers", tl_ir_op_name(e->u.call.op));
+  tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "%s is not defined for integers", tl_ir_op_name(e->u.call.op));
 }
 
-static void call(wg *w, const tl_ir_expr *e) {
+static void call(wgsl_writer *w, const tl_ir_expr *e) {
   tl_ir_op op = e->u.call.op;
   tl_dtype t = tl_dtype_scalar(e->dtype);
   if ((unsigned)op >= TL_OP__COUNT || tl_ir_op_is_tile(op)) {
-    tl__cgen_error(G, TL_EUNSUPPORTED, "%s must be lowered before wgsl code generation",
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "%s must be lowered before wgsl code generation",
                    (unsigned)op < TL_OP__COUNT ? tl_ir_op_name(op) : "an unknown op");
     return;
   }
   if (op == TL_OP_WARP_SHFL_XOR) {
     if (e->u.call.nargs != 3) {
-      tl__cgen_error(G, TL_EINVAL, "T.warp_shfl_xor takes (value, lane mask, width)");
+      tl__cgen_error(PRINTER, TL_EINVAL, "T.warp_shfl_xor takes (value, lane mask, width)");
       return;
     }
     w->subgroups = true;
-    tl__cgen_write(G, "subgroupShuffleXor(");
+    tl__cgen_write(PRINTER, "subgroupShuffleXor(");
     wexpr(w, e->u.call.args[0]);
-    tl__cgen_write(G, ", u32(");
+    tl__cgen_write(PRINTER, ", u32(");
     wexpr(w, e->u.call.args[1]);
-    tl__cgen_write(G, "))");
+    tl__cgen_write(PRINTER, "))");
     return;
   }
   if (tl_dtype_is_int(t)) int_math(w, e, t);
   else if (tl_dtype_is_float(t) && strcmp(wtype(w, t), "void") != 0) float_math(w, e, t);
-  else if (!tl_dtype_is_float(t)) tl__cgen_error(G, TL_EUNSUPPORTED, "the wgsl dialect has no %s for this type", tl_ir_op_name(op));
+  else if (!tl_dtype_is_float(t)) tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "the wgsl dialect has no %s for this type", tl_ir_op_name(op));
 }
 
-static void var(wg *w, const tl_ir_var *v) {
+static void var(wgsl_writer *w, const tl_ir_var *v) {
   if (v->thread_tag) {
     static const char *const tags[][2] = {
       {"blockIdx.x", "i32(tl_wid.x)"},   {"blockIdx.y", "i32(tl_wid.y)"},   {"blockIdx.z", "i32(tl_wid.z)"},
@@ -429,36 +430,36 @@ static void var(wg *w, const tl_ir_var *v) {
     };
     for (size_t i = 0; i < 6; i++)
       if (strcmp(tags[i][0], v->thread_tag) == 0) {
-        tl__cgen_write(G, "%s", tags[i][1]);
+        tl__cgen_write(PRINTER, "%s", tags[i][1]);
         return;
       }
-    tl__cgen_error(G, TL_EUNSUPPORTED, "the wgsl dialect has no thread index '%s'", v->thread_tag);
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "the wgsl dialect has no thread index '%s'", v->thread_tag);
     return;
   }
-  const char *text = tl__cgen_var_text(G, v);
+  const char *text = tl__cgen_var_text(PRINTER, v);
   if (!text) {
-    tl__cgen_error(G, TL_EINVAL, "variable '%s' is used but not defined in this function", v->name);
+    tl__cgen_error(PRINTER, TL_EINVAL, "variable '%s' is used but not defined in this function", v->name);
     return;
   }
   if (has_id(&w->vectors, v->id)) {
     if (!w->lane) {
-      tl__cgen_error(G, TL_EINVAL, "vector variable '%s' used outside a vector statement", v->name);
+      tl__cgen_error(PRINTER, TL_EINVAL, "vector variable '%s' used outside a vector statement", v->name);
       return;
     }
-    tl__cgen_write(G, "%s[%s]", text, w->lane);
+    tl__cgen_write(PRINTER, "%s[%s]", text, w->lane);
     return;
   }
-  tl__cgen_write(G, "%s", text);
+  tl__cgen_write(PRINTER, "%s", text);
 }
 
-static void wexpr(wg *w, const tl_ir_expr *e) {
-  if (G->status != TL_OK) return;
+static void wexpr(wgsl_writer *w, const tl_ir_expr *e) {
+  if (PRINTER->status != TL_OK) return;
   if (!e) {
-    tl__cgen_error(G, TL_EINVAL, "missing expression");
+    tl__cgen_error(PRINTER, TL_EINVAL, "missing expression");
     return;
   }
   if (e->dtype.lanes > 1 && !w->lane) {
-    tl__cgen_error(G, TL_EUNSUPPORTED, "vector expression outside a vector store or let");
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "vector expression outside a vector store or let");
     return;
   }
   switch (e->kind) {
@@ -470,40 +471,40 @@ static void wexpr(wg *w, const tl_ir_expr *e) {
     float_literal(w, e->dtype, e->u.float_value);
     return;
   case TL_EXPR_STR:
-    tl__cgen_error(G, TL_EUNSUPPORTED, "a string has no value in wgsl code");
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "a string has no value in wgsl code");
     return;
   case TL_EXPR_VAR: var(w, e->u.var); return;
   case TL_EXPR_BINARY: binary(w, e); return;
   case TL_EXPR_UNARY: unary(w, e); return;
   case TL_EXPR_SELECT:
     /* select(false_value, true_value, condition) */
-    tl__cgen_write(G, "select(");
+    tl__cgen_write(PRINTER, "select(");
     wexpr(w, e->u.select.f);
-    tl__cgen_write(G, ", ");
+    tl__cgen_write(PRINTER, ", ");
     wexpr(w, e->u.select.t);
-    tl__cgen_write(G, ", ");
+    tl__cgen_write(PRINTER, ", ");
     wexpr(w, e->u.select.cond);
-    tl__cgen_write(G, ")");
+    tl__cgen_write(PRINTER, ")");
     return;
   case TL_EXPR_CAST: cast(w, e); return;
   case TL_EXPR_LOAD: {
     const tl_ir_buffer *b = e->u.load.buffer;
     wtype(w, b->dtype);
     bool atomic = is_atomic_buf(w, b);
-    if (atomic) tl__cgen_write(G, "atomicLoad(&");
+    if (atomic) tl__cgen_write(PRINTER, "atomicLoad(&");
     element(w, b, e->u.load.n, e->u.load.indices);
-    if (atomic) tl__cgen_write(G, ")");
+    if (atomic) tl__cgen_write(PRINTER, ")");
     return;
   }
   case TL_EXPR_CALL: call(w, e); return;
   case TL_EXPR_REGION:
-    tl__cgen_error(G, TL_EINVAL, "a buffer region is only an argument of a tile op");
+    tl__cgen_error(PRINTER, TL_EINVAL, "a buffer region is only an argument of a tile op");
     return;
   case TL_EXPR_RAMP:
-    tl__cgen_write(G, "(");
+    tl__cgen_write(PRINTER, "(");
     wexpr(w, e->u.ramp.base);
-    if (e->u.ramp.stride == 1) tl__cgen_write(G, " + %s)", w->lane);
-    else tl__cgen_write(G, " + %s * %" PRId64 "i)", w->lane, e->u.ramp.stride);
+    if (e->u.ramp.stride == 1) tl__cgen_write(PRINTER, " + %s)", w->lane);
+    else tl__cgen_write(PRINTER, " + %s * %" PRId64 "i)", w->lane, e->u.ramp.stride);
     return;
   case TL_EXPR_BROADCAST: {
     const char *lane = w->lane;
@@ -513,34 +514,34 @@ static void wexpr(wg *w, const tl_ir_expr *e) {
     return;
   }
   }
-  tl__cgen_error(G, TL_EINVAL, "unknown expression kind %d", (int)e->kind);
+  tl__cgen_error(PRINTER, TL_EINVAL, "unknown expression kind %d", (int)e->kind);
 }
 
 /* --------------------------------------------------------------- statements */
 
-static void block(wg *w, const tl_ir_stmt *s) {
-  G->indent++;
+static void block(wgsl_writer *w, const tl_ir_stmt *s) {
+  PRINTER->indent++;
   wstmt(w, s);
-  G->indent--;
+  PRINTER->indent--;
 }
 
-static void line_start(wg *w) { tl__sb_indent(G->out, 2 * G->indent); }
+static void line_start(wgsl_writer *w) { tl__sb_indent(PRINTER->out, 2 * PRINTER->indent); }
 
 /* Opens a loop over the lanes of a vector statement. */
-static void open_lanes(wg *w, uint16_t lanes) {
-  const char *lane = tl__cgen_fresh(G, "lane");
-  tl__cgen_line(G, "for (var %s: i32 = 0i; %s < %ui; %s++) {", lane, lane, (unsigned)lanes, lane);
-  G->indent++;
+static void open_lanes(wgsl_writer *w, uint16_t lanes) {
+  const char *lane = tl__cgen_fresh(PRINTER, "lane");
+  tl__cgen_line(PRINTER, "for (var %s: i32 = 0i; %s < %ui; %s++) {", lane, lane, (unsigned)lanes, lane);
+  PRINTER->indent++;
   w->lane = lane;
 }
 
-static void close_lanes(wg *w) {
+static void close_lanes(wgsl_writer *w) {
   w->lane = NULL;
-  G->indent--;
-  tl__cgen_line(G, "}");
+  PRINTER->indent--;
+  tl__cgen_line(PRINTER, "}");
 }
 
-static void print_for(wg *w, const tl_ir_stmt *s) {
+static void print_for(wgsl_writer *w, const tl_ir_stmt *s) {
   if (s->u.loop.kind == TL_FOR_THREAD) {
     const tl_ir_var *v = s->u.loop.vars[0];
     if (!v->thread_tag) {
@@ -552,13 +553,13 @@ static void print_for(wg *w, const tl_ir_stmt *s) {
       for (size_t i = 0; i < 6 && s->u.loop.thread_tag; i++)
         if (strcmp(tags[i][0], s->u.loop.thread_tag) == 0) text = tags[i][1];
       if (!text) {
-        tl__cgen_error(G, TL_EUNSUPPORTED, "the wgsl dialect has no thread index '%s'",
+        tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "the wgsl dialect has no thread index '%s'",
                        s->u.loop.thread_tag ? s->u.loop.thread_tag : "(none)");
         return;
       }
-      const char *name = tl__cgen_declare(G, v);
-      tl__cgen_set_nonneg(G, v);
-      tl__cgen_line(G, "let %s: i32 = %s;", name, text);
+      const char *name = tl__cgen_declare(PRINTER, v);
+      tl__cgen_set_nonneg(PRINTER, v);
+      tl__cgen_line(PRINTER, "let %s: i32 = %s;", name, text);
     }
     wstmt(w, s->u.loop.body);
     return;
@@ -568,57 +569,57 @@ static void print_for(wg *w, const tl_ir_stmt *s) {
     const tl_ir_var *v = s->u.loop.vars[k];
     const tl_ir_expr *min = s->u.loop.mins[k], *ext = s->u.loop.extents[k];
     const char *type = wtype(w, v->dtype);
-    bool nonneg = tl__cgen_expr_nonneg(G, min);
+    bool nonneg = tl__cgen_expr_nonneg(PRINTER, min);
     tl__sb lo = TL__SB_INIT, hi = TL__SB_INIT;
-    tl__sb *prev = tl__cgen_capture_begin(G, &lo);
+    tl__sb *prev = tl__cgen_capture_begin(PRINTER, &lo);
     wexpr(w, min);
-    tl__cgen_capture_end(G, prev);
-    prev = tl__cgen_capture_begin(G, &hi);
+    tl__cgen_capture_end(PRINTER, prev);
+    prev = tl__cgen_capture_begin(PRINTER, &hi);
     if (min->kind == TL_EXPR_INT && min->u.int_value == 0) {
       wexpr(w, ext);
     } else {
-      tl__cgen_write(G, "(");
+      tl__cgen_write(PRINTER, "(");
       wexpr(w, min);
-      tl__cgen_write(G, " + ");
+      tl__cgen_write(PRINTER, " + ");
       wexpr(w, ext);
-      tl__cgen_write(G, ")");
+      tl__cgen_write(PRINTER, ")");
     }
-    tl__cgen_capture_end(G, prev);
-    const char *name = tl__cgen_declare(G, v);
-    if (nonneg) tl__cgen_set_nonneg(G, v);
-    tl__cgen_line(G, "for (var %s: %s = %s; %s < %s; %s++) {", name, type, tl__sb_str(&lo), name, tl__sb_str(&hi),
+    tl__cgen_capture_end(PRINTER, prev);
+    const char *name = tl__cgen_declare(PRINTER, v);
+    if (nonneg) tl__cgen_set_nonneg(PRINTER, v);
+    tl__cgen_line(PRINTER, "for (var %s: %s = %s; %s < %s; %s++) {", name, type, tl__sb_str(&lo), name, tl__sb_str(&hi),
                   name);
     tl__sb_free(&lo);
     tl__sb_free(&hi);
-    G->indent++;
+    PRINTER->indent++;
   }
   wstmt(w, s->u.loop.body);
   for (uint32_t k = 0; k < n; k++) {
-    G->indent--;
-    tl__cgen_line(G, "}");
+    PRINTER->indent--;
+    tl__cgen_line(PRINTER, "}");
   }
 }
 
-static void print_if(wg *w, const tl_ir_stmt *s) {
+static void print_if(wgsl_writer *w, const tl_ir_stmt *s) {
   line_start(w);
   for (;;) {
-    tl__cgen_write(G, "if (");
+    tl__cgen_write(PRINTER, "if (");
     wexpr(w, s->u.if_.cond);
-    tl__cgen_write(G, ") {\n");
+    tl__cgen_write(PRINTER, ") {\n");
     block(w, s->u.if_.then_);
     const tl_ir_stmt *e = s->u.if_.else_;
     if (!e) break;
     if (e->kind == TL_STMT_IF) {
       line_start(w);
-      tl__cgen_write(G, "} else ");
+      tl__cgen_write(PRINTER, "} else ");
       s = e;
       continue;
     }
-    tl__cgen_line(G, "} else {");
+    tl__cgen_line(PRINTER, "} else {");
     block(w, e);
     break;
   }
-  tl__cgen_line(G, "}");
+  tl__cgen_line(PRINTER, "}");
 }
 
 static uint16_t store_lanes(const tl_ir_stmt *s) {
@@ -628,25 +629,25 @@ static uint16_t store_lanes(const tl_ir_stmt *s) {
   return lanes;
 }
 
-static void assign(wg *w, const tl_ir_stmt *s) {
+static void assign(wgsl_writer *w, const tl_ir_stmt *s) {
   const tl_ir_buffer *b = s->u.store.buffer;
   wtype(w, b->dtype);
   line_start(w);
   if (is_atomic_buf(w, b)) {
-    tl__cgen_write(G, "atomicStore(&");
+    tl__cgen_write(PRINTER, "atomicStore(&");
     element(w, b, s->u.store.n, s->u.store.indices);
-    tl__cgen_write(G, ", ");
+    tl__cgen_write(PRINTER, ", ");
     wexpr(w, s->u.store.value);
-    tl__cgen_write(G, ");\n");
+    tl__cgen_write(PRINTER, ");\n");
     return;
   }
   element(w, b, s->u.store.n, s->u.store.indices);
-  tl__cgen_write(G, " = ");
+  tl__cgen_write(PRINTER, " = ");
   wexpr(w, s->u.store.value);
-  tl__cgen_write(G, ";\n");
+  tl__cgen_write(PRINTER, ";\n");
 }
 
-static void print_store(wg *w, const tl_ir_stmt *s) {
+static void print_store(wgsl_writer *w, const tl_ir_stmt *s) {
   uint16_t lanes = store_lanes(s);
   if (lanes == 1) {
     assign(w, s);
@@ -657,48 +658,48 @@ static void print_store(wg *w, const tl_ir_stmt *s) {
   close_lanes(w);
 }
 
-static void print_let(wg *w, const tl_ir_stmt *s) {
+static void print_let(wgsl_writer *w, const tl_ir_stmt *s) {
   const tl_ir_var *v = s->u.let.var;
   const tl_ir_expr *value = s->u.let.value;
   const char *type = wtype(w, v->dtype);
   if (value->dtype.lanes > 1) {
-    const char *name = tl__cgen_declare(G, v);
-    tl__cgen_line(G, "var %s: array<%s, %u>;", name, type, (unsigned)value->dtype.lanes);
+    const char *name = tl__cgen_declare(PRINTER, v);
+    tl__cgen_line(PRINTER, "var %s: array<%s, %u>;", name, type, (unsigned)value->dtype.lanes);
     open_lanes(w, value->dtype.lanes);
     line_start(w);
-    tl__cgen_write(G, "%s[%s] = ", name, w->lane);
+    tl__cgen_write(PRINTER, "%s[%s] = ", name, w->lane);
     wexpr(w, value);
-    tl__cgen_write(G, ";\n");
+    tl__cgen_write(PRINTER, ";\n");
     close_lanes(w);
     add_id(w, &w->vectors, v->id);
   } else {
-    bool nonneg = tl__cgen_expr_nonneg(G, value);
+    bool nonneg = tl__cgen_expr_nonneg(PRINTER, value);
     tl__sb text = TL__SB_INIT;
-    tl__sb *prev = tl__cgen_capture_begin(G, &text);
+    tl__sb *prev = tl__cgen_capture_begin(PRINTER, &text);
     wexpr(w, value);
-    tl__cgen_capture_end(G, prev);
-    const char *name = tl__cgen_declare(G, v);
-    if (nonneg) tl__cgen_set_nonneg(G, v);
-    tl__cgen_line(G, "let %s: %s = %s;", name, type, tl__sb_str(&text));
+    tl__cgen_capture_end(PRINTER, prev);
+    const char *name = tl__cgen_declare(PRINTER, v);
+    if (nonneg) tl__cgen_set_nonneg(PRINTER, v);
+    tl__cgen_line(PRINTER, "let %s: %s = %s;", name, type, tl__sb_str(&text));
     tl__sb_free(&text);
   }
   wstmt(w, s->u.let.body);
 }
 
 /* The element type of a buffer as declared (atomic<T> when accessed atomically). */
-static void elem_decl(wg *w, tl__sb *out, const tl_ir_buffer *b) {
+static void elem_decl(wgsl_writer *w, tl__sb *out, const tl_ir_buffer *b) {
   const char *t = wtype(w, b->dtype);
   if (is_atomic_buf(w, b)) tl__sb_appendf(out, "atomic<%s>", t);
   else tl__sb_append(out, t);
 }
 
-static void print_alloc(wg *w, const tl_ir_stmt *s) {
+static void print_alloc(wgsl_writer *w, const tl_ir_stmt *s) {
   const tl_ir_buffer *b = s->u.alloc.buffer;
   int64_t size = 1;
   for (uint32_t i = 0; i < b->ndim; i++) {
     const tl_ir_expr *e = b->shape[i];
     if (!e || e->kind != TL_EXPR_INT || e->u.int_value < 0) {
-      tl__cgen_error(G, TL_EUNSUPPORTED, "buffer '%s' (%s) needs a constant size for wgsl code generation", b->name,
+      tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "buffer '%s' (%s) needs a constant size for wgsl code generation", b->name,
            tl_ir_scope_name(b->scope));
       return;
     }
@@ -706,59 +707,59 @@ static void print_alloc(wg *w, const tl_ir_stmt *s) {
   }
   if (size == 0) size = 1; /* WGSL arrays have at least one element */
   bool shared = b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN;
-  const char *local = tl__cgen_fresh(G, b->name);
+  const char *local = tl__cgen_fresh(PRINTER, b->name);
   if (shared) {
     /* Workgroup memory lives at module scope; a fixed array, shared.dyn included. */
     tl__sb name = TL__SB_INIT;
     tl__sb_appendf(&name, "%s__%s", w->kernel, local);
-    tl__cgen_reserve(G, tl__sb_str(&name));
-    tl__cgen_bind(G, b->data, tl__sb_str(&name));
+    tl__cgen_reserve(PRINTER, tl__sb_str(&name));
+    tl__cgen_bind(PRINTER, b->data, tl__sb_str(&name));
     tl__sb_appendf(&w->decls, "var<workgroup> %s: array<", tl__sb_str(&name));
     elem_decl(w, &w->decls, b);
     tl__sb_appendf(&w->decls, ", %lld>;\n", (long long)size);
-    if (tl__sb_status(&name) != TL_OK) tl__cgen_fail(G, TL_ENOMEM);
+    if (tl__sb_status(&name) != TL_OK) tl__cgen_oom(PRINTER);
     tl__sb_free(&name);
     return;
   }
-  tl__cgen_bind(G, b->data, local);
+  tl__cgen_bind(PRINTER, b->data, local);
   tl__sb decl = TL__SB_INIT;
   elem_decl(w, &decl, b);
-  tl__cgen_line(G, "var %s: array<%s, %lld>;", local, tl__sb_str(&decl), (long long)size);
+  tl__cgen_line(PRINTER, "var %s: array<%s, %lld>;", local, tl__sb_str(&decl), (long long)size);
   tl__sb_free(&decl);
 }
 
-static void print_eval(wg *w, const tl_ir_stmt *s) {
+static void print_eval(wgsl_writer *w, const tl_ir_stmt *s) {
   const tl_ir_expr *e = s->u.eval.expr;
   if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_ATOMIC_ADD_ELEM) {
     const tl_ir_expr *dst = e->u.call.nargs == 2 ? e->u.call.args[0] : NULL;
     const tl_ir_expr *value = e->u.call.nargs == 2 ? e->u.call.args[1] : NULL;
     if (!dst || dst->kind != TL_EXPR_REGION || !value) {
-      tl__cgen_error(G, TL_EINVAL, "T.atomic_add_elem takes a one-element region and a value");
+      tl__cgen_error(PRINTER, TL_EINVAL, "T.atomic_add_elem takes a one-element region and a value");
       return;
     }
     line_start(w);
-    tl__cgen_write(G, "atomicAdd(&");
+    tl__cgen_write(PRINTER, "atomicAdd(&");
     element(w, dst->u.region.buffer, dst->u.region.ndim, dst->u.region.mins);
-    tl__cgen_write(G, ", ");
+    tl__cgen_write(PRINTER, ", ");
     wexpr(w, value);
-    tl__cgen_write(G, ");\n");
+    tl__cgen_write(PRINTER, ");\n");
     return;
   }
   if (e->kind == TL_EXPR_CALL && tl_ir_op_is_tile(e->u.call.op)) {
-    tl__cgen_error(G, TL_EUNSUPPORTED, "%s must be lowered before wgsl code generation", tl_ir_op_name(e->u.call.op));
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "%s must be lowered before wgsl code generation", tl_ir_op_name(e->u.call.op));
     return;
   }
   /* A value computed for nothing: WGSL wants it assigned to the phony `_`. */
   line_start(w);
-  tl__cgen_write(G, "_ = ");
+  tl__cgen_write(PRINTER, "_ = ");
   wexpr(w, e);
-  tl__cgen_write(G, ";\n");
+  tl__cgen_write(PRINTER, ";\n");
 }
 
-static void wstmt(wg *w, const tl_ir_stmt *s) {
-  if (G->status != TL_OK) return;
+static void wstmt(wgsl_writer *w, const tl_ir_stmt *s) {
+  if (PRINTER->status != TL_OK) return;
   if (!s) {
-    tl__cgen_error(G, TL_EINVAL, "missing statement");
+    tl__cgen_error(PRINTER, TL_EINVAL, "missing statement");
     return;
   }
   switch (s->kind) {
@@ -773,20 +774,20 @@ static void wstmt(wg *w, const tl_ir_stmt *s) {
   case TL_STMT_EVAL: print_eval(w, s); return;
   case TL_STMT_BARRIER:
     /* The IR's barrier orders shared and global memory of the block. */
-    tl__cgen_line(G, "storageBarrier();");
-    tl__cgen_line(G, "workgroupBarrier();");
+    tl__cgen_line(PRINTER, "storageBarrier();");
+    tl__cgen_line(PRINTER, "workgroupBarrier();");
     return;
   case TL_STMT_KERNEL:
-    tl__cgen_error(G, TL_EUNSUPPORTED, "T.Kernel must be lowered before wgsl code generation");
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "T.Kernel must be lowered before wgsl code generation");
     return;
   case TL_STMT_ASSERT:
-    tl__cgen_error(G, TL_EUNSUPPORTED, "argument checks belong in host code, not in a device kernel");
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "argument checks belong in host code, not in a device kernel");
     return;
   case TL_STMT_LAUNCH:
-    tl__cgen_error(G, TL_EUNSUPPORTED, "kernel launches belong in host code, not in a device kernel");
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "kernel launches belong in host code, not in a device kernel");
     return;
   }
-  tl__cgen_error(G, TL_EINVAL, "unknown statement kind %d", (int)s->kind);
+  tl__cgen_error(PRINTER, TL_EINVAL, "unknown statement kind %d", (int)s->kind);
 }
 
 /* ----------------------------------------------------------------- kernels */
@@ -806,7 +807,7 @@ static const char *const k_reserved[] = {
 
 /* Data variables written (stores, atomics) and those accessed atomically. */
 typedef struct scan_ctx {
-  wg *w;
+  wgsl_writer *w;
   tl__vec written;
 } scan_ctx;
 
@@ -857,22 +858,22 @@ static bool workgroup_size(const tl_ir_module *mod, const char *kernel, int64_t 
   return false;
 }
 
-static void print_kernel(wg *w, const tl_ir_module *mod, const tl_ir_func *f) {
-  tl__cgen_begin_func(G);
+static void print_kernel(wgsl_writer *w, const tl_ir_module *mod, const tl_ir_func *f) {
+  tl__cgen_begin_func(PRINTER);
   w->kernel = f->name;
   tl__vec_clear(&w->atomics);
   tl__vec_clear(&w->vectors);
   tl__sb_truncate(&w->decls, 0);
-  for (size_t i = 0; k_reserved[i]; i++) tl__cgen_reserve(G, k_reserved[i]);
-  tl__cgen_reserve(G, "tl_wid");
-  tl__cgen_reserve(G, "tl_lid");
+  for (size_t i = 0; k_reserved[i]; i++) tl__cgen_reserve(PRINTER, k_reserved[i]);
+  tl__cgen_reserve(PRINTER, "tl_wid");
+  tl__cgen_reserve(PRINTER, "tl_lid");
   if (!tl__c_is_identifier(f->name)) {
-    tl__cgen_error(G, TL_EUNSUPPORTED, "kernel name '%s' is not a valid wgsl identifier", f->name);
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "kernel name '%s' is not a valid wgsl identifier", f->name);
     return;
   }
   int64_t ws[3];
   if (!workgroup_size(mod, f->name, ws)) {
-    tl__cgen_error(G, TL_EUNSUPPORTED, "kernel '%s' has no launch with constant block extents in a host entry%s", f->name,
+    tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "kernel '%s' has no launch with constant block extents in a host entry%s", f->name,
          " (WGSL fixes the workgroup size in the shader)");
     return;
   }
@@ -891,44 +892,50 @@ static void print_kernel(wg *w, const tl_ir_module *mod, const tl_ir_func *f) {
     }
     const tl_ir_buffer *b = p->buffer;
     if (tl_dtype_is_bool(b->dtype)) {
-      tl__cgen_error(G, TL_EUNSUPPORTED, "tensor '%s' of bool: WGSL storage buffers cannot hold bool", b->name);
+      tl__cgen_error(PRINTER, TL_EUNSUPPORTED, "tensor '%s' of bool: WGSL storage buffers cannot hold bool", b->name);
       break;
     }
-    const char *local = tl__cgen_fresh(G, b->name);
-    char name[256];
-    snprintf(name, sizeof name, "%s__%s", f->name, local);
-    tl__cgen_reserve(G, name);
-    tl__cgen_bind(G, b->data, name);
+    const char *local = tl__cgen_fresh(PRINTER, b->name);
+    char *name = tl__format("%s__%s", f->name, local);
+    if (!name) {
+      tl__cgen_oom(PRINTER);
+      break;
+    }
+    tl__cgen_reserve(PRINTER, name);
+    tl__cgen_bind(PRINTER, b->data, name);
     bool written = has_id(&sc.written, b->data->id);
     tl__sb_appendf(&w->decls, "@group(0) @binding(%u) var<storage, %s> %s: array<", binding++,
                    written ? "read_write" : "read", name);
     elem_decl(w, &w->decls, b);
     tl__sb_append(&w->decls, ">;\n");
+    tl__free(name);
     for (uint32_t d = 0; d < b->ndim; d++) { /* symbolic dims in shapes are sizes */
       const tl_ir_expr *e = b->shape[d];
-      if (e->kind == TL_EXPR_VAR) tl__cgen_set_nonneg(G, e->u.var);
+      if (e->kind == TL_EXPR_VAR) tl__cgen_set_nonneg(PRINTER, e->u.var);
     }
   }
-  if (nscalars) {
-    char sname[256], vname[256];
-    snprintf(sname, sizeof sname, "%s__Params", f->name);
-    snprintf(vname, sizeof vname, "%s__params", f->name);
-    tl__cgen_reserve(G, sname);
-    tl__cgen_reserve(G, vname);
+  char *sname = nscalars ? tl__format("%s__Params", f->name) : NULL;
+  char *vname = nscalars ? tl__format("%s__params", f->name) : NULL;
+  if (nscalars && (!sname || !vname)) tl__cgen_oom(PRINTER);
+  if (sname && vname) {
+    tl__cgen_reserve(PRINTER, sname);
+    tl__cgen_reserve(PRINTER, vname);
     tl__sb_appendf(&w->decls, "struct %s {\n", sname);
     for (uint32_t i = 0; i < f->nparams; i++) {
       const tl_ir_param *p = &f->params[i];
       if (p->kind == TL_PARAM_BUFFER) continue;
-      const char *member = tl__cgen_fresh(G, p->var->name);
+      const char *member = tl__cgen_fresh(PRINTER, p->var->name);
       bool isb = tl_dtype_is_bool(p->var->dtype);
       tl__sb_appendf(&w->decls, "  %s: %s,\n", member, isb ? "u32" : wtype(w, p->var->dtype));
-      char text[600];
-      if (isb) snprintf(text, sizeof text, "(%s.%s != 0u)", vname, member);
-      else snprintf(text, sizeof text, "%s.%s", vname, member);
-      tl__cgen_bind(G, p->var, text);
+      char *text = isb ? tl__format("(%s.%s != 0u)", vname, member) : tl__format("%s.%s", vname, member);
+      if (text) tl__cgen_bind(PRINTER, p->var, text);
+      else tl__cgen_oom(PRINTER);
+      tl__free(text);
     }
     tl__sb_appendf(&w->decls, "}\n@group(0) @binding(%u) var<uniform> %s: %s;\n", binding, vname, sname);
   }
+  tl__free(sname);
+  tl__free(vname);
   tl__vec_free(&sc.written);
   for (uint32_t i = 0; i < f->nparams; i++) /* a symbolic dim passed as a scalar is a size */
     if (f->params[i].kind != TL_PARAM_BUFFER) {
@@ -937,31 +944,31 @@ static void print_kernel(wg *w, const tl_ir_module *mod, const tl_ir_func *f) {
         if (f->params[j].kind != TL_PARAM_BUFFER) continue;
         for (uint32_t d = 0; d < b->ndim; d++)
           if (b->shape[d]->kind == TL_EXPR_VAR && b->shape[d]->u.var == f->params[i].var)
-            tl__cgen_set_nonneg(G, f->params[i].var);
+            tl__cgen_set_nonneg(PRINTER, f->params[i].var);
       }
     }
 
   tl__sb body = TL__SB_INIT;
-  tl__sb *prev = tl__cgen_capture_begin(G, &body);
-  G->indent = 1;
+  tl__sb *prev = tl__cgen_capture_begin(PRINTER, &body);
+  PRINTER->indent = 1;
   wstmt(w, f->body);
-  G->indent = 0;
-  tl__cgen_capture_end(G, prev);
+  PRINTER->indent = 0;
+  tl__cgen_capture_end(PRINTER, prev);
 
   /* Declarations (workgroup arrays were added while printing), then the function. */
-  tl__cgen_write(G, "%s\n", tl__sb_str(&w->decls));
-  tl__cgen_write(G,
+  tl__cgen_write(PRINTER, "%s\n", tl__sb_str(&w->decls));
+  tl__cgen_write(PRINTER,
                  "@compute @workgroup_size(%lld, %lld, %lld)\n"
                  "fn %s(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invocation_id) tl_lid: vec3<u32>) {\n",
                  (long long)ws[0], (long long)ws[1], (long long)ws[2], f->name);
-  tl__cgen_write(G, "%s}\n", tl__sb_str(&body));
+  tl__cgen_write(PRINTER, "%s}\n", tl__sb_str(&body));
   tl__sb_free(&body);
-  if (tl__sb_status(&w->decls) != TL_OK) tl__cgen_fail(G, TL_ENOMEM);
+  if (tl__sb_status(&w->decls) != TL_OK) tl__cgen_oom(PRINTER);
 }
 
 /* ----------------------------------------------------------------- helpers */
 
-static void emit_helpers(const wg *w, tl__sb *out) {
+static void emit_helpers(const wgsl_writer *w, tl__sb *out) {
   if (w->used[H_FLOORDIV][T_I32])
     tl__sb_append(out, "fn tl_floordiv_i32(a: i32, b: i32) -> i32 {\n"
                        "  let q = a / b;\n"
@@ -1013,7 +1020,7 @@ static void emit_helpers(const wg *w, tl__sb *out) {
 tl_status tl__wgsl_device_source(const tl_ir_module *mod, char **out) {
   *out = NULL;
   if (!mod) return tl__error(TL_EINVAL, "device codegen: module must not be NULL");
-  wg w;
+  wgsl_writer w;
   memset(&w, 0, sizeof w);
   tl__cgen_init(&w.g, &tl__c_dialect_c); /* for names only: WGSL is printed here */
   tl__sb_init(&w.decls);

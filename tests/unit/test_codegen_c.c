@@ -6,6 +6,7 @@
  *
  * Golden files: tests/golden/codegen/ (vadd_float32.c, axpy.c); regenerate with
  *   TL_REGEN_GOLDEN=1 build/bin/test_codegen_c   (then review git diff). */
+#include <ctype.h>
 #include <math.h>
 
 #include "base/fp16.h"
@@ -440,11 +441,8 @@ static tl_ir_stmt *vector_let_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *
   return single_var_loop(m, TL_FOR_SERIAL, i, BIN(FLOORDIV, VAR(n), I32(4)), st);
 }
 
-static const char *vec_type(tl_dtype elem, uint16_t lanes, char *buf, size_t cap) {
-  if (elem.code != TL_DTYPE_FLOAT || elem.bits != 32 || lanes != 4) return NULL;
-  snprintf(buf, cap, "float%u", (unsigned)lanes);
-  return buf;
-}
+/* float4 only, as a row of vector types. */
+static const tl__c_vector_type k_vec_types[] = {{"f32", 1u << 4, 0, "float", "$B$N"}, {NULL, 0, 0, NULL, NULL}};
 
 static const tl__c_thread_tag k_tags[] = {{"blockIdx.x", "blockIdx.x"}, {"threadIdx.x", "threadIdx.x"}, {NULL, NULL}};
 
@@ -491,7 +489,7 @@ static void test_vectors_and_dialects(void **state) {
    * tags, its barrier and its qualifiers. */
   tl__c_dialect gpu = tl__c_dialect_c;
   gpu.name = "gpu-test";
-  gpu.vector_type = vec_type;
+  gpu.vector_types = k_vec_types;
   gpu.thread_tags = k_tags;
   gpu.barrier = "__syncthreads();";
   gpu.kernel_prefix = "extern \"C\" __global__";
@@ -558,6 +556,72 @@ static void test_expressions(void **state) {
                         "    for (int32_t k = 0; k < 4; ++k) {\n");
   assert_null(strstr(text, "TL_HELPER_FP16")); /* only the helpers used */
   tl__free(text);
+}
+
+/* A parallel nest whose trip count is a long expression: n + n + ... (200 terms). */
+static tl_ir_stmt *long_parallel_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_var *n) {
+  tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32);
+  tl_ir_expr *extent = VAR(n);
+  for (int k = 1; k < 200; k++) extent = ADD(extent, VAR(n));
+  return loop1(m, TL_FOR_PARALLEL, i, extent, STORE(a, F32(1.0), VAR(i)));
+}
+
+/* Text the printer builds from the dialect and the kernel has no length limit: a
+ * parallel-for condition of 800 characters and helper sections with long names
+ * print whole. */
+static void test_no_truncation(void **state) {
+  (void)state;
+  char *text = NULL;
+  TL_ASSERT_OK(device_text(&tl__c_dialect_c, long_parallel_body, &text));
+  tl__sb want = TL__SB_INIT;
+  tl__sb_append(&want, "TL_OMP(omp parallel for if(n");
+  for (int k = 1; k < 200; k++) tl__sb_append(&want, " + n");
+  tl__sb_append(&want, " > 1))\n");
+  ASSERT_CONTAINS(text, tl__sb_str(&want));
+  tl__sb_free(&want);
+  tl__free(text);
+
+  char long_a[160], long_b[160];
+  memset(long_a, 'h', sizeof long_a - 2);
+  long_a[sizeof long_a - 2] = 'a';
+  long_a[sizeof long_a - 1] = '\0';
+  memcpy(long_b, long_a, sizeof long_b);
+  long_b[sizeof long_b - 2] = 'b';
+  tl__c_helper helpers[] = {{long_a, false, NULL, "/* a */\n"}, {long_b, false, NULL, "/* b */\n"}, {NULL, false, NULL, NULL}};
+  tl__c_dialect d = tl__c_dialect_c;
+  d.helpers = helpers;
+  tl__cgen g;
+  tl__cgen_init(&g, &d);
+  tl__cgen_use_helper(&g, long_a, TL_DT_INT32);
+  tl__cgen_use_helper(&g, long_b, TL_DT_INT32);
+  tl__sb out = TL__SB_INIT;
+  tl__cgen_emit_helpers(&g, &out);
+  TL_ASSERT_OK(tl__cgen_status(&g));
+  tl__cgen_free(&g);
+  char guard[200];
+  for (int k = 0; k < 2; k++) {
+    snprintf(guard, sizeof guard, "#define TL_HELPER_%s\n/* %c */", k ? long_b : long_a, k ? 'b' : 'a');
+    for (char *c = guard + strlen("#define TL_HELPER_"); *c != '\n'; c++) *c = (char)toupper((unsigned char)*c);
+    ASSERT_CONTAINS(tl__sb_str(&out), guard);
+  }
+  tl__sb_free(&out);
+}
+
+/* Every code generator's global function is registered and names itself when its
+ * arguments are wrong. */
+static void test_global_functions(void **state) {
+  (void)state;
+  static const char *const k_names[] = {
+    "target.build.tilelang_c", "target.build.tilelang_c_host", "target.build.tilelang_cuda",
+    "target.build.tilelang_cuda_without_compile", "target.build.tilelang_hip_without_compile",
+    "target.build.tilelang_metal_without_compile", "target.build.tilelang_webgpu_without_compile",
+  };
+  tl_value arg = tl_value_int(1), ret = {TL_VALUE_NONE, 0, {.i = 0}};
+  for (size_t i = 0; i < sizeof k_names / sizeof k_names[0]; i++) {
+    TL_ASSERT_ERR(tl_call_global_func(k_names[i], &arg, 1, &ret), TL_EINVAL, "takes (module, target)");
+    assert_non_null(strstr(tl_last_error(), k_names[i]));
+    assert_int_equal(ret.kind, TL_VALUE_NONE);
+  }
 }
 
 /* --------------------------------------------------------------- refusals */
@@ -659,6 +723,7 @@ int main(void) {
     cmocka_unit_test(test_axpy_runs),       cmocka_unit_test(test_fp16_helpers),
     cmocka_unit_test(test_layout),          cmocka_unit_test(test_vectors_and_dialects),
     cmocka_unit_test(test_expressions),     cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_no_truncation),   cmocka_unit_test(test_global_functions),
     cmocka_unit_test(test_oom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -231,13 +231,37 @@ static void test_wgsl_refusals(void **state) {
   ASSERT_CONTAINS(text, "atomicAdd(&f_kernel__S[0i], add_value);");
   br_build_free(&b);
   tl_ir_module_free(m);
+  /* Names built from a long kernel name are whole (no fixed-size buffers). */
+  char name[301], src[1024];
+  memset(name, 'k', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  snprintf(src, sizeof src,
+           "import tilelang.language as T\n@T.prim_func\n"
+           "def %s(A: T.Tensor((64,), \"float32\"), n: T.int32):\n"
+           "    with T.Kernel(1, threads=64) as bx:\n"
+           "        for i in T.Parallel(64):\n"
+           "            A[i] = A[i] + T.float32(n)\n",
+           name);
+  m = pt_parse(src);
+  TL_ASSERT_OK(br_codegen(m, ctx, &b));
+  text = tl_artifact_source(b.device);
+  char want[400];
+  snprintf(want, sizeof want, "var<storage, read_write> %s_kernel__A: array<f32>;", name);
+  ASSERT_CONTAINS(text, want);
+  snprintf(want, sizeof want, "struct %s_kernel__Params {", name);
+  ASSERT_CONTAINS(text, want);
+  snprintf(want, sizeof want, "%s_kernel__params.n", name);
+  ASSERT_CONTAINS(text, want);
+  br_build_free(&b);
+  tl_ir_module_free(m);
   tl_backend_context_release(ctx);
 }
 
 /* ------------------------------------------------------- plain-data dialects */
 
 /* The C dialect written as plain data: its tables taken from tl__c_dialect_c, its
- * two hooks as templates. Printing with it must give tl__c_dialect_c's text. */
+ * atomic rows and parallel-for line as plugin.h's templates. Printing with it must
+ * give tl__c_dialect_c's text. */
 static const tl_c_pair k_c_atomics[] = {
   {"i8", "TL_OMP(omp atomic)\n$D += $V;"},  {"i16", "TL_OMP(omp atomic)\n$D += $V;"},
   {"i32", "TL_OMP(omp atomic)\n$D += $V;"}, {"i64", "TL_OMP(omp atomic)\n$D += $V;"},
