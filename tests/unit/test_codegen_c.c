@@ -563,7 +563,7 @@ static tl_ir_stmt *long_parallel_body(tl_ir_module *m, tl_ir_buffer *a, tl_ir_va
   tl_ir_var *i = tl_ir_var_new(m, "i", TL_DT_INT32);
   tl_ir_expr *extent = VAR(n);
   for (int k = 1; k < 200; k++) extent = ADD(extent, VAR(n));
-  return loop1(m, TL_FOR_PARALLEL, i, extent, STORE(a, F32(1.0), VAR(i)));
+  return single_var_loop(m, TL_FOR_PARALLEL, i, extent, STORE(a, F32(1.0), VAR(i)));
 }
 
 /* Text the printer builds from the dialect and the kernel has no length limit: a
