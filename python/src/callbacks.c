@@ -120,12 +120,12 @@ tl_status tlpy_tramp_packed(const tl_value *args, int nargs, tl_value *ret, void
 /* ------------------------------------------------------ execution backend specs */
 
 bool tlpy_tramp_spec_available(void *user_data) {
-  tlpy_spec_calls *c = user_data;
-  if (c->c_available) return c->c_available(c->c_available_data);
-  if (!c->is_available) return true;
+  const tlpy_spec_part *p = &((tlpy_spec_calls *)user_data)->is_available;
+  if (p->fn) return ((bool (*)(void *))p->fn)(p->data);
+  if (!p->callable) return true;
   PyGILState_STATE g = PyGILState_Ensure();
   bool r = false;
-  PyObject *res = PyObject_CallNoArgs(c->is_available);
+  PyObject *res = PyObject_CallNoArgs(p->callable);
   if (res) {
     int b = PyObject_IsTrue(res);
     Py_DECREF(res);
@@ -139,20 +139,20 @@ bool tlpy_tramp_spec_available(void *user_data) {
 }
 
 bool tlpy_tramp_spec_supports(const tl_target *target, void *user_data) {
-  tlpy_spec_calls *c = user_data;
-  if (c->c_supports) return c->c_supports(target, c->c_supports_data);
-  if (!c->supports_target) return true;
-  return tlpy_tramp_predicate(target, c->supports_target);
+  const tlpy_spec_part *p = &((tlpy_spec_calls *)user_data)->supports_target;
+  if (p->fn) return ((tl_target_predicate)p->fn)(target, p->data);
+  if (!p->callable) return true;
+  return tlpy_tramp_predicate(target, p->callable);
 }
 
 const char *tlpy_tramp_spec_reason(void *user_data) {
   static _Thread_local char reason[512]; /* valid until this thread's next call */
-  tlpy_spec_calls *c = user_data;
-  if (c->c_reason) return c->c_reason(c->c_reason_data);
-  if (!c->unavailable_reason) return NULL;
+  const tlpy_spec_part *p = &((tlpy_spec_calls *)user_data)->unavailable_reason;
+  if (p->fn) return ((const char *(*)(void *))p->fn)(p->data);
+  if (!p->callable) return NULL;
   PyGILState_STATE g = PyGILState_Ensure();
   const char *r = NULL;
-  PyObject *res = PyObject_CallNoArgs(c->unavailable_reason);
+  PyObject *res = PyObject_CallNoArgs(p->callable);
   if (res && res != Py_None) {
     PyObject *text = PyObject_Str(res);
     const char *u = text ? PyUnicode_AsUTF8(text) : NULL;

@@ -51,10 +51,10 @@ static PyObject *context_init(PyObject *self, PyObject *ctx) {
   PyObject *spec = host ? PyObject_GetAttrString(ctx, "execution_backend") : NULL;
   PyObject *result = NULL;
   const tl_backend_module *m;
-  const tl_execution_backend_spec *sd;
+  const void *sd;
   tl_target *tmp_t = NULL, *tmp_h = NULL;
   const tl_target *t = NULL, *h = NULL;
-  if (!spec || !(m = tlpy_manifest_of(module)) || tlpy_spec_desc(spec, &sd) < 0) goto out;
+  if (!spec || !(m = tlpy_manifest_of(module)) || tlpy_component_to_c(TLPY_EXECUTION_BACKEND_SPEC, spec, &sd) < 0) goto out;
   if (!sd) {
     PyErr_SetString(PyExc_TypeError, "BackendContext.execution_backend must be an ExecutionBackendSpec");
     goto out;
@@ -88,7 +88,7 @@ static PyObject *context_py(tl_backend_context *c) {
   PyObject *module = tlpy_manifest_py(tl_backend_context_module(c));
   PyObject *target = module ? tlpy_target_wrap(tl_backend_context_target(c)) : NULL;
   PyObject *host = target ? tlpy_target_wrap(tl_backend_context_target_host(c)) : NULL;
-  PyObject *spec = host ? tlpy_spec_py(tl_backend_context_execution_backend(c)) : NULL;
+  PyObject *spec = host ? tlpy_component_to_py(TLPY_EXECUTION_BACKEND_SPEC, tl_backend_context_execution_backend(c)) : NULL;
   PyObject *r = NULL;
   if (spec) {
     g_adopting = c;
@@ -132,26 +132,37 @@ static PyObject *context_name(PyObject *self, PyObject *ctx) {
   return c ? PyUnicode_FromString(tl_backend_context_name(c)) : NULL;
 }
 
-/* stage: 0 lower, 1 preprocess_host_codegen (module in place); 2 codegen_host */
-static PyObject *context_stage(PyObject *self, PyObject *args) {
-  int stage;
+/* The context's stages that take only the module. */
+typedef enum context_stage {
+  STAGE_LOWER,                   /* the module in place */
+  STAGE_PREPROCESS_HOST_CODEGEN, /* the module in place */
+  STAGE_CODEGEN_HOST,            /* an artifact */
+} context_stage;
+
+static PyObject *run_stage(PyObject *args, context_stage stage) {
   PyObject *ctx, *mod_o;
-  if (!PyArg_ParseTuple(args, "iOO", &stage, &ctx, &mod_o)) return NULL;
+  if (!PyArg_ParseTuple(args, "OO", &ctx, &mod_o)) return NULL;
   const tl_backend_context *c = tlpy_context_of(ctx);
   tl_ir_module *mod = c ? tlpy_ir_get(mod_o) : NULL;
   if (!mod) return NULL;
   tl_artifact *a = NULL;
   tl_status s;
-  TLPY_NOGIL(s = stage == 0   ? tl_backend_context_lower(c, mod)
-                 : stage == 1 ? tl_backend_context_preprocess_host_codegen(c, mod)
-                              : tl_backend_context_codegen_host(c, mod, &a));
+  TLPY_NOGIL(s = stage == STAGE_LOWER                     ? tl_backend_context_lower(c, mod)
+                 : stage == STAGE_PREPROCESS_HOST_CODEGEN ? tl_backend_context_preprocess_host_codegen(c, mod)
+                                                          : tl_backend_context_codegen_host(c, mod, &a));
   if (s != TL_OK) return tlpy_raise(s);
   if (tlpy_check_pending() < 0) {
     tl_artifact_release(a);
     return NULL;
   }
-  return stage == 2 ? tlpy_artifact_take(a) : Py_NewRef(mod_o);
+  return stage == STAGE_CODEGEN_HOST ? tlpy_artifact_take(a) : Py_NewRef(mod_o);
 }
+
+static PyObject *context_lower(PyObject *self, PyObject *args) { return run_stage(args, STAGE_LOWER); }
+static PyObject *context_preprocess_host_codegen(PyObject *self, PyObject *args) {
+  return run_stage(args, STAGE_PREPROCESS_HOST_CODEGEN);
+}
+static PyObject *context_codegen_host(PyObject *self, PyObject *args) { return run_stage(args, STAGE_CODEGEN_HOST); }
 
 static PyObject *context_codegen_device(PyObject *self, PyObject *args) {
   PyObject *ctx, *mod_o, *cd;
@@ -180,7 +191,9 @@ PyMethodDef tlpy_context_methods[] = {
     {"context_init", context_init, METH_O, "BackendContext.__post_init__: validate with the library."},
     {"create_backend_context", create_backend_context, METH_VARARGS, NULL},
     {"context_name", context_name, METH_O, NULL},
-    {"context_stage", context_stage, METH_VARARGS, NULL},
+    {"context_lower", context_lower, METH_VARARGS, NULL},
+    {"context_preprocess_host_codegen", context_preprocess_host_codegen, METH_VARARGS, NULL},
+    {"context_codegen_host", context_codegen_host, METH_VARARGS, NULL},
     {"context_codegen_device", context_codegen_device, METH_VARARGS, NULL},
     {NULL},
 };

@@ -81,24 +81,29 @@ static PyObject *module_matches(PyObject *self, PyObject *args) {
   return PyBool_FromLong(r);
 }
 
-/* what: 0 pipeline, 1 device codegen, 2 host codegen */
+/* _C.module_get(which, bm, target): the manifest's PASS_PIPELINE, DEVICE_CODEGEN or
+ * HOST_CODEGEN for a target. */
 static PyObject *module_get(PyObject *self, PyObject *args) {
   PyObject *bm, *to;
-  int what;
-  if (!PyArg_ParseTuple(args, "iOO", &what, &bm, &to)) return NULL;
+  int which;
+  if (!PyArg_ParseTuple(args, "iOO", &which, &bm, &to)) return NULL;
+  if (which != TLPY_PASS_PIPELINE && which != TLPY_DEVICE_CODEGEN && which != TLPY_HOST_CODEGEN) {
+    PyErr_Format(PyExc_ValueError, "module_get: no such component class %d", which);
+    return NULL;
+  }
   const tl_backend_module *m;
   const tl_target *t;
   tl_target *tmp;
   if (manifest_and_target(bm, to, &m, &t, &tmp) < 0) return NULL;
   const void *d = NULL;
   tl_status s;
-  TLPY_NOGIL(s = what == 0   ? tl_backend_module_get_pipeline(m, t, (const tl_pass_pipeline **)&d)
-                 : what == 1 ? tl_backend_module_get_device_codegen(m, t, (const tl_device_codegen **)&d)
+  TLPY_NOGIL(s = which == TLPY_PASS_PIPELINE    ? tl_backend_module_get_pipeline(m, t, (const tl_pass_pipeline **)&d)
+                 : which == TLPY_DEVICE_CODEGEN ? tl_backend_module_get_device_codegen(m, t, (const tl_device_codegen **)&d)
                              : tl_backend_module_get_host_codegen(m, t, (const tl_host_codegen **)&d));
   tl_target_release(tmp);
   if (s != TL_OK) return tlpy_raise(s);
   if (tlpy_check_pending() < 0) return NULL;
-  return what == 0 ? tlpy_pipeline_py(d) : what == 1 ? tlpy_device_codegen_py(d) : tlpy_host_codegen_py(d);
+  return tlpy_component_to_py(which, d);
 }
 
 static PyObject *module_lower(PyObject *self, PyObject *args) {
@@ -211,12 +216,21 @@ static PyObject *module_resolve_execution_backend(PyObject *self, PyObject *args
   tl_target_release(tmp);
   if (s != TL_OK) return tlpy_raise(s);
   if (tlpy_check_pending() < 0) return NULL;
-  return tlpy_spec_py(spec);
+  return tlpy_component_to_py(TLPY_EXECUTION_BACKEND_SPEC, spec);
 }
 
 /* ------------------------------------------------------- codegen registries */
 
-/* which: 0 device codegen, 1 host codegen, 2 host codegen hook */
+/* A codegen registry's number from Python (DEVICE_CODEGEN, HOST_CODEGEN, and
+ * HOST_CODEGEN_HOOK where hooks have one): 0, or -1 with ValueError. */
+static int codegen_registry_arg(int which, int hooks_allowed, const char *function) {
+  if (which == TLPY_DEVICE_CODEGEN || which == TLPY_HOST_CODEGEN || (hooks_allowed && which == TLPY_HOST_CODEGEN_HOOK))
+    return 0;
+  PyErr_Format(PyExc_ValueError, "%s: no codegen registry %d", function, which);
+  return -1;
+}
+
+/* which: DEVICE_CODEGEN, HOST_CODEGEN or HOST_CODEGEN_HOOK */
 static PyObject *register_component(PyObject *self, PyObject *args) {
   int which, override;
   PyObject *kind_o, *c;
@@ -224,17 +238,15 @@ static PyObject *register_component(PyObject *self, PyObject *args) {
   const char *kind;
   if (tlpy_str_arg(kind_o, "target kind", 0, &kind) < 0) return NULL;
   const void *d = NULL;
-  int rc = which == 0   ? tlpy_device_codegen_desc(c, (const tl_device_codegen **)&d)
-           : which == 1 ? tlpy_host_codegen_desc(c, (const tl_host_codegen **)&d)
-                        : tlpy_hook_desc(c, (const tl_host_codegen_hook **)&d);
-  if (rc < 0) return NULL;
+  if (codegen_registry_arg(which, 1, "register_component") < 0 || tlpy_component_to_c(which, c, &d) < 0)
+    return NULL;
   if (!d) {
     PyErr_SetString(PyExc_TypeError, "the component must not be None");
     return NULL;
   }
   tl_status s;
-  TLPY_NOGIL(s = which == 0   ? tl_register_device_codegen(kind, d, override)
-                 : which == 1 ? tl_register_host_codegen(kind, d, override)
+  TLPY_NOGIL(s = which == TLPY_DEVICE_CODEGEN ? tl_register_device_codegen(kind, d, override)
+                 : which == TLPY_HOST_CODEGEN ? tl_register_host_codegen(kind, d, override)
                               : tl_register_host_codegen_hook(kind, d, override));
   if (s != TL_OK) return tlpy_raise(s);
   Py_RETURN_NONE;
@@ -243,13 +255,14 @@ static PyObject *register_component(PyObject *self, PyObject *args) {
 static PyObject *register_lazy(PyObject *self, PyObject *args) {
   int which;
   PyObject *kind_o, *path_o;
-  if (!PyArg_ParseTuple(args, "iOO", &which, &kind_o, &path_o)) return NULL;
+  if (!PyArg_ParseTuple(args, "iOO", &which, &kind_o, &path_o) || codegen_registry_arg(which, 1, "register_lazy") < 0)
+    return NULL;
   const char *kind, *path;
   if (tlpy_str_arg(kind_o, "target kind", 0, &kind) < 0 || tlpy_str_arg(path_o, "import_path", 0, &path) < 0)
     return NULL;
   tl_status s;
-  TLPY_NOGIL(s = which == 0   ? tl_register_lazy_device_codegen(kind, path)
-                 : which == 1 ? tl_register_lazy_host_codegen(kind, path)
+  TLPY_NOGIL(s = which == TLPY_DEVICE_CODEGEN ? tl_register_lazy_device_codegen(kind, path)
+                 : which == TLPY_HOST_CODEGEN ? tl_register_lazy_host_codegen(kind, path)
                               : tl_register_lazy_host_codegen_hooks(kind, path));
   if (s != TL_OK) return tlpy_raise(s);
   Py_RETURN_NONE;
@@ -258,13 +271,14 @@ static PyObject *register_lazy(PyObject *self, PyObject *args) {
 static PyObject *allowed_codegens(PyObject *self, PyObject *args) {
   int which;
   PyObject *to;
-  if (!PyArg_ParseTuple(args, "iO", &which, &to)) return NULL;
+  if (!PyArg_ParseTuple(args, "iO", &which, &to) || codegen_registry_arg(which, 0, "allowed_codegens") < 0)
+    return NULL;
   tl_target *tmp;
   const tl_target *t = tlpy_target_arg(to, &tmp);
   if (!t) return NULL;
   const char *stack[64], **names = stack;
   size_t n;
-  TLPY_NOGIL(n = which == 0 ? tl_allowed_device_codegens_for_target(t, stack, 64)
+  TLPY_NOGIL(n = which == TLPY_DEVICE_CODEGEN ? tl_allowed_device_codegens_for_target(t, stack, 64)
                             : tl_allowed_host_codegens_for_target(t, stack, 64));
   if (n == 0 && *tl_last_error()) {
     tl_target_release(tmp);
@@ -277,7 +291,7 @@ static PyObject *allowed_codegens(PyObject *self, PyObject *args) {
       return PyErr_NoMemory();
     }
     size_t again;
-    TLPY_NOGIL(again = which == 0 ? tl_allowed_device_codegens_for_target(t, names, n)
+    TLPY_NOGIL(again = which == TLPY_DEVICE_CODEGEN ? tl_allowed_device_codegens_for_target(t, names, n)
                                   : tl_allowed_host_codegens_for_target(t, names, n));
     if (again < n) n = again;
   }
@@ -296,18 +310,19 @@ static PyObject *allowed_codegens(PyObject *self, PyObject *args) {
 static PyObject *resolve_codegen(PyObject *self, PyObject *args) {
   int which;
   PyObject *to;
-  if (!PyArg_ParseTuple(args, "iO", &which, &to)) return NULL;
+  if (!PyArg_ParseTuple(args, "iO", &which, &to) || codegen_registry_arg(which, 0, "resolve_codegen") < 0)
+    return NULL;
   tl_target *tmp;
   const tl_target *t = tlpy_target_arg(to, &tmp);
   if (!t) return NULL;
   const void *d = NULL;
   tl_status s;
-  TLPY_NOGIL(s = which == 0 ? tl_resolve_device_codegen(t, (const tl_device_codegen **)&d)
+  TLPY_NOGIL(s = which == TLPY_DEVICE_CODEGEN ? tl_resolve_device_codegen(t, (const tl_device_codegen **)&d)
                             : tl_resolve_host_codegen(t, (const tl_host_codegen **)&d));
   tl_target_release(tmp);
   if (s != TL_OK) return tlpy_raise(s);
   if (tlpy_check_pending() < 0) return NULL;
-  return which == 0 ? tlpy_device_codegen_py(d) : tlpy_host_codegen_py(d);
+  return tlpy_component_to_py(which, d);
 }
 
 static PyObject *apply_host_codegen_hooks(PyObject *self, PyObject *args) {
@@ -337,9 +352,10 @@ static PyObject *apply_host_codegen_hooks(PyObject *self, PyObject *args) {
 static PyObject *g_names; /* name -> int (address of the kept copy) */
 
 static PyObject *global_func_codegen(PyObject *self, PyObject *args) {
-  int host;
+  int which;
   PyObject *name_o;
-  if (!PyArg_ParseTuple(args, "iU", &host, &name_o)) return NULL;
+  if (!PyArg_ParseTuple(args, "iU", &which, &name_o) || codegen_registry_arg(which, 0, "global_func_codegen") < 0)
+    return NULL;
   PyObject *addr = PyDict_GetItemWithError(g_names, name_o);
   void *copy;
   if (addr) {
@@ -360,7 +376,7 @@ static PyObject *global_func_codegen(PyObject *self, PyObject *args) {
     }
     Py_DECREF(a);
   }
-  return host ? tlpy_cfunc_get(TLPY_FN_HOST_CODEGEN, (void (*)(void))tl_host_codegen_via_global_func, copy, copy)
+  return which == TLPY_HOST_CODEGEN ? tlpy_cfunc_get(TLPY_FN_HOST_CODEGEN, (void (*)(void))tl_host_codegen_via_global_func, copy, copy)
               : tlpy_cfunc_get(TLPY_FN_DEVICE_CODEGEN, (void (*)(void))tl_device_codegen_via_global_func, copy, copy);
 }
 

@@ -141,22 +141,21 @@ tl_status tlpy_tramp_host_codegen(tl_ir_module *mod, const tl_target *target_hos
 tl_status tlpy_tramp_hook(tl_ir_module *mod, const tl_target *target_host, const tl_target *target,
                           void *user_data);
 tl_status tlpy_tramp_packed(const tl_value *args, int nargs, tl_value *ret, void *user_data);
-/* Execution backend specs share one user_data: a tlpy_spec_calls. */
+/* Execution backend specs share one user_data for their three functions: when parts
+ * are Python callables, or C functions with different data, a tlpy_spec_calls. */
+typedef struct tlpy_spec_part {
+  PyObject *callable; /* a Python callable (a strong reference the descriptor keeps), or NULL */
+  void (*fn)(void);   /* else a C function (from a CFunction), called without the GIL; or NULL */
+  void *data;
+} tlpy_spec_part;
 typedef struct tlpy_spec_calls {
-  PyObject *is_available, *supports_target, *unavailable_reason; /* Python callables or NULL */
-  /* Parts given as CFunctions are called directly, without the GIL. */
-  bool (*c_available)(void *);
-  void *c_available_data;
-  tl_target_predicate c_supports;
-  void *c_supports_data;
-  const char *(*c_reason)(void *);
-  void *c_reason_data;
+  tlpy_spec_part is_available, supports_target, unavailable_reason;
 } tlpy_spec_calls;
 bool tlpy_tramp_spec_available(void *user_data);
 bool tlpy_tramp_spec_supports(const tl_target *target, void *user_data);
 const char *tlpy_tramp_spec_reason(void *user_data);
 
-/* ------------------------------------------------------------ descriptors.c */
+/* ---------------------------------------- components.c, interning.c, manifests.c */
 
 /* The Python classes of the seed API (set by tilelang_backend at import). */
 typedef struct tlpy_classes {
@@ -165,23 +164,38 @@ typedef struct tlpy_classes {
 } tlpy_classes;
 extern tlpy_classes tlpy_cls;
 
-/* The C descriptor of a Python component (interned by value: equal components share
- * one descriptor, which lives for the life of the process). None: NULL with no error.
- * Errors: -1 with an exception set. */
-int tlpy_pipeline_desc(PyObject *o, const tl_pass_pipeline **out);
-int tlpy_device_codegen_desc(PyObject *o, const tl_device_codegen **out);
-int tlpy_host_codegen_desc(PyObject *o, const tl_host_codegen **out);
-int tlpy_hook_desc(PyObject *o, const tl_host_codegen_hook **out);
-int tlpy_spec_desc(PyObject *o, const tl_execution_backend_spec **out);
-/* A predicate callable (or None) as a C predicate and its data. */
-int tlpy_predicate_c(PyObject *o, tl_target_predicate *fn, void **data, PyObject *keep);
-/* The Python object for a C descriptor: the one interned for it, else a new wrapper
- * (C-registered components). New references. */
-PyObject *tlpy_pipeline_py(const tl_pass_pipeline *p);
-PyObject *tlpy_device_codegen_py(const tl_device_codegen *c);
-PyObject *tlpy_host_codegen_py(const tl_host_codegen *c);
-PyObject *tlpy_hook_py(const tl_host_codegen_hook *h);
-PyObject *tlpy_spec_py(const tl_execution_backend_spec *s);
+/* The component classes, by the numbers the package passes (_C.DEVICE_CODEGEN, ...). */
+typedef enum tlpy_component {
+  TLPY_DEVICE_CODEGEN,
+  TLPY_HOST_CODEGEN,
+  TLPY_HOST_CODEGEN_HOOK,
+  TLPY_EXECUTION_BACKEND_SPEC,
+  TLPY_PASS_PIPELINE,
+  TLPY_COMPONENT_COUNT
+} tlpy_component;
+/* A component number from Python: 0, or -1 with ValueError naming `function`. */
+int tlpy_component_arg(int which, const char *function);
+/* The C descriptor of a Python component of class `which` (interned by value: equal
+ * components share one descriptor, which lives for the life of the process). None:
+ * NULL. A failure frees everything the conversion made. */
+int tlpy_component_to_c(tlpy_component which, PyObject *o, const void **out);
+/* The Python object for a C descriptor of class `which`: the one interned for it, else
+ * a new wrapper (C-registered components), interned. NULL desc: None. */
+PyObject *tlpy_component_to_py(tlpy_component which, const void *desc);
+
+/* The maps between Python objects and C descriptors (interning.c). */
+int tlpy_interning_init(void);
+/* The descriptor recorded for o (*out NULL when none). */
+int tlpy_interned_desc(PyObject *o, void **out);
+/* Records o <-> desc in both maps (the first Python object recorded for desc stays);
+ * on failure neither map changes. */
+int tlpy_intern(PyObject *o, const void *desc);
+/* Records desc -> o only (unless desc has an object already). */
+int tlpy_record_py_of(const void *desc, PyObject *o);
+/* The Python object recorded for desc (a new reference), or NULL: none (no exception)
+ * or an error (exception set). */
+PyObject *tlpy_py_of(const void *desc);
+
 /* The manifest of a BackendModule object (built by its __post_init__). */
 const tl_backend_module *tlpy_manifest_of(PyObject *bm);
 /* The BackendModule object for a registered C manifest (the same object each time). */
@@ -190,7 +204,9 @@ PyObject *tlpy_manifest_py(const tl_backend_module *m);
 PyObject *tlpy_manifest_find(const tl_backend_module *m);
 /* Records that `bm`'s manifest was registered (kept for the life of the process). */
 int tlpy_manifest_registered(PyObject *bm, const tl_backend_module *m);
-extern PyMethodDef tlpy_descriptor_methods[];
+int tlpy_manifests_init(PyObject *m);
+/* The component methods and class numbers (_C.DEVICE_CODEGEN, ...) on the module. */
+int tlpy_components_init(PyObject *m);
 
 /* --------------------------------------------------------------- registry.c */
 
@@ -208,6 +224,27 @@ extern PyMethodDef tlpy_kernel_methods[];
 int tlpy_kernel_init(PyObject *m);
 
 /* ------------------------------------------------------------------- helpers */
+
+/* The failure convention of every function of the extension: an int result is 0 on
+ * success and -1 with a Python exception set; a PyObject * result is a new reference,
+ * or NULL with an exception set (a C status becomes one through tlpy_raise). A few
+ * lookups (tlpy_py_of, tlpy_manifest_find) also return NULL for "none, no error"
+ * and say so. */
+
+/* The exception being raised, put aside while cleanup code runs. */
+#if PY_VERSION_HEX >= 0x030C0000
+typedef struct { PyObject *exc; } tlpy_saved_error;
+static inline tlpy_saved_error tlpy_save_error(void) { return (tlpy_saved_error){PyErr_GetRaisedException()}; }
+static inline void tlpy_restore_error(tlpy_saved_error e) { PyErr_SetRaisedException(e.exc); }
+#else
+typedef struct { PyObject *type, *value, *tb; } tlpy_saved_error;
+static inline tlpy_saved_error tlpy_save_error(void) {
+  tlpy_saved_error e;
+  PyErr_Fetch(&e.type, &e.value, &e.tb);
+  return e;
+}
+static inline void tlpy_restore_error(tlpy_saved_error e) { PyErr_Restore(e.type, e.value, e.tb); }
+#endif
 
 /* Calls a C function with the GIL released: `TLPY_NOGIL(s = tl_x(...));` */
 #define TLPY_NOGIL(stmt)   \

@@ -30,7 +30,7 @@ def global_func_device_codegen(global_func_name: str) -> DeviceCodegenFunc:
 
     The global function is called with (module, target) and must return an artifact.
     """
-    return _C.global_func_codegen(0, global_func_name)
+    return _C.global_func_codegen(_C.DEVICE_CODEGEN, global_func_name)
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class DeviceCodegen:
 
     def matches(self, target: Target | str | dict) -> bool:
         """Whether this codegen accepts the target."""
-        return _C.component_matches(0, self, target)
+        return _C.component_matches(_C.DEVICE_CODEGEN, self, target)
 
     def lower(self, mod: IRModule, target: Target | str | dict, *, compile_device: bool) -> Artifact:
         """Run ``build`` (compile_device) or ``build_without_compile``."""
@@ -58,7 +58,7 @@ class DeviceCodegen:
 
 def register_device_codegen(target_kind: str, codegen: DeviceCodegen, *, override: bool = False) -> None:
     """Register a device codegen entry for a target kind."""
-    _C.register_component(0, target_kind, codegen, override)
+    _C.register_component(_C.DEVICE_CODEGEN, target_kind, codegen, override)
 
 
 def _import_path(import_path):
@@ -89,14 +89,14 @@ def register_lazy_device_codegen(target_kind: str, import_path: str) -> None:
     (``"builtin:NAME"``). The first lookup for the kind imports it (once); an import
     error propagates, and the next lookup tries again.
     """
-    _C.register_lazy(0, target_kind, _import_path(import_path))
+    _C.register_lazy(_C.DEVICE_CODEGEN, target_kind, _import_path(import_path))
 
 
 def allowed_device_codegens_for_target(target: Target | str | dict) -> list[str]:
     """Return matching device codegen names for a target."""
-    return _C.allowed_codegens(0, target)
+    return _C.allowed_codegens(_C.DEVICE_CODEGEN, target)
 
 
 def resolve_device_codegen(target: Target | str | dict) -> DeviceCodegen:
     """Resolve a device codegen entry from a target."""
-    return _C.resolve_codegen(0, target)
+    return _C.resolve_codegen(_C.DEVICE_CODEGEN, target)

@@ -34,7 +34,7 @@ class ExecutionBackendSpec:
 
     def matches(self, target: Target | str | dict) -> bool:
         """Whether this execution backend accepts the target."""
-        return _C.component_matches(3, self, target)
+        return _C.component_matches(_C.EXECUTION_BACKEND_SPEC, self, target)
 
     def available(self) -> bool:
         """Whether this execution backend can be used now."""

@@ -38,7 +38,7 @@ def global_func_host_codegen(global_func_name: str) -> HostCodegenFunc:
     The global function is called with (module, target_host) and must return an
     artifact.
     """
-    return _C.global_func_codegen(1, global_func_name)
+    return _C.global_func_codegen(_C.HOST_CODEGEN, global_func_name)
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class HostCodegen:
 
     def matches(self, target_host: Target | str | dict) -> bool:
         """Whether this codegen accepts the host target."""
-        return _C.component_matches(1, self, target_host)
+        return _C.component_matches(_C.HOST_CODEGEN, self, target_host)
 
     def lower(self, mod: IRModule, target_host: Target | str | dict) -> Artifact:
         """Run ``build``."""
@@ -76,7 +76,7 @@ class HostCodegenHook:
 
     def matches(self, target: Target | str | dict) -> bool:
         """Whether this hook applies to the device target."""
-        return _C.component_matches(2, self, target)
+        return _C.component_matches(_C.HOST_CODEGEN_HOOK, self, target)
 
     def lower(self, mod: IRModule, target_host: Optional[Target | str | dict], target: Target | str | dict) -> IRModule:
         """Run ``apply`` on ``mod``; returns ``mod``."""
@@ -85,27 +85,27 @@ class HostCodegenHook:
 
 def register_host_codegen(target_host_kind: str, codegen: HostCodegen, *, override: bool = False) -> None:
     """Register a host codegen entry for a host target kind."""
-    _C.register_component(1, target_host_kind, codegen, override)
+    _C.register_component(_C.HOST_CODEGEN, target_host_kind, codegen, override)
 
 
 def register_lazy_host_codegen(target_host_kind: str, import_path: str) -> None:
     """Register a backend module to import when a host target kind is first used."""
-    _C.register_lazy(1, target_host_kind, _import_path(import_path))
+    _C.register_lazy(_C.HOST_CODEGEN, target_host_kind, _import_path(import_path))
 
 
 def register_host_codegen_hook(target_kind: str, hook: HostCodegenHook, *, override: bool = False) -> None:
     """Register a device-backend hook for host codegen preparation."""
-    _C.register_component(2, target_kind, hook, override)
+    _C.register_component(_C.HOST_CODEGEN_HOOK, target_kind, hook, override)
 
 
 def register_lazy_host_codegen_hooks(target_kind: str, import_path: str) -> None:
     """Register a backend module to import before applying host codegen hooks."""
-    _C.register_lazy(2, target_kind, _import_path(import_path))
+    _C.register_lazy(_C.HOST_CODEGEN_HOOK, target_kind, _import_path(import_path))
 
 
 def allowed_host_codegens_for_target(target_host: Target | str | dict) -> list[str]:
     """Return matching host codegen names for a host target."""
-    return _C.allowed_codegens(1, target_host)
+    return _C.allowed_codegens(_C.HOST_CODEGEN, target_host)
 
 
 def apply_host_codegen_hooks(
@@ -118,4 +118,4 @@ def apply_host_codegen_hooks(
 
 def resolve_host_codegen(target_host: Target | str | dict) -> HostCodegen:
     """Resolve a host codegen entry from a host target."""
-    return _C.resolve_codegen(1, target_host)
+    return _C.resolve_codegen(_C.HOST_CODEGEN, target_host)

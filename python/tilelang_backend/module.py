@@ -64,7 +64,7 @@ class BackendModule:
 
     def get_pipeline(self, target: TargetLike) -> PassPipeline:
         """Return the lowering pipeline declared for the target."""
-        return _C.module_get(0, self, target)
+        return _C.module_get(_C.PASS_PIPELINE, self, target)
 
     def lower(self, mod: IRModule, target: TargetLike) -> IRModule:
         """Run this backend's lowering pipeline for the target."""
@@ -72,7 +72,7 @@ class BackendModule:
 
     def get_device_codegen(self, target: TargetLike) -> DeviceCodegen:
         """Return the device codegen declared for the target."""
-        return _C.module_get(1, self, target)
+        return _C.module_get(_C.DEVICE_CODEGEN, self, target)
 
     def codegen_device(self, mod: IRModule, target: TargetLike, *, compile_device: bool) -> Artifact:
         """Generate device code for the target."""
@@ -80,7 +80,7 @@ class BackendModule:
 
     def get_host_codegen(self, target_host: TargetLike) -> HostCodegen:
         """Return the host codegen declared for the host target."""
-        return _C.module_get(2, self, target_host)
+        return _C.module_get(_C.HOST_CODEGEN, self, target_host)
 
     def codegen_host(self, mod: IRModule, target_host: TargetLike) -> Artifact:
         """Generate host code for the host target."""
@@ -122,7 +122,7 @@ class BackendContext:
 
     def lower(self, mod: IRModule) -> IRModule:
         """Run the selected backend's lowering pipeline."""
-        return _C.context_stage(0, self, mod)
+        return _C.context_lower(self, mod)
 
     def codegen_device(self, mod: IRModule, *, compile_device: Optional[bool] = None) -> Artifact:
         """Generate device code using the selected execution policy by default."""
@@ -130,11 +130,11 @@ class BackendContext:
 
     def preprocess_host_codegen(self, mod: IRModule) -> IRModule:
         """Apply selected-backend hooks before host code generation."""
-        return _C.context_stage(1, self, mod)
+        return _C.context_preprocess_host_codegen(self, mod)
 
     def codegen_host(self, mod: IRModule) -> Artifact:
         """Generate host code for the resolved host target."""
-        return _C.context_stage(2, self, mod)
+        return _C.context_codegen_host(self, mod)
 
 
 def register_backend(backend: BackendModule) -> BackendModule:
