@@ -185,6 +185,21 @@ typedef enum tl__frag_conv {
 tl_status tl__frag_conversion(const tl__frag *from, const tl__frag *to, int64_t warp_size, tl__frag_conv *out);
 const char *tl__frag_conv_name(tl__frag_conv c);
 
+/* How a reduction over dim `dim` runs on layout L (the destination's layout is
+ * tl__frag_project(L, the other dims)): the dim's slot digits fold inside each
+ * thread, its thread digits that stay inside a warp (stride * extent divides
+ * warp_size) are a butterfly of xor shuffles, and the rest cross warps. */
+typedef struct tl__frag_reduce_plan {
+  int64_t in_thread;     /* values of the dim each thread folds (its slot digits' extents multiplied) */
+  uint32_t nshuffles;    /* xor shuffle steps, in order */
+  int64_t xor_mask[32];  /* lane masks: stride, 2*stride, ... of each lane digit */
+  int64_t cross_warp;    /* threads of other warps holding parts of one result (> 1: shared memory) */
+  bool holes;            /* some pairs hold nothing: fold them as the reduction's identity */
+} tl__frag_reduce_plan;
+/* TL_EINVAL when dim shares its digits with other dims. warp_size <= 1: no
+ * shuffles (every thread digit crosses "warps"). */
+tl_status tl__frag_reduce_plan_of(const tl__frag *L, uint32_t dim, int64_t warp_size, tl__frag_reduce_plan *out);
+
 /* ------------------------------------------------------ IR expressions */
 
 /* The element (thread, slot) holds, as int32 expressions idx[0..ndim) of

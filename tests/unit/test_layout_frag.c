@@ -520,6 +520,54 @@ static void test_bad_requests_are_errors(void **state) {
   TL_ASSERT_ERR(tl__frag_check(&L), TL_EINVAL, "skip stride");
 }
 
+/* ------------------------------------------------------------- reductions */
+
+typedef struct reduce_case {
+  const char *name;
+  uint32_t dim;
+  int64_t warp, in_thread, cross;
+  uint32_t nmasks;
+  int64_t masks[6];
+} reduce_case;
+
+static void check_plan(const tl__frag *L, const reduce_case *c) {
+  tl__frag_reduce_plan p;
+  TL_ASSERT_OK(tl__frag_reduce_plan_of(L, c->dim, c->warp, &p));
+  if (p.in_thread != c->in_thread || p.cross_warp != c->cross || p.nshuffles != c->nmasks)
+    fail_msg("%s: in-thread %lld, cross-warp %lld, %u shuffles; expected %lld, %lld, %u", c->name, (long long)p.in_thread,
+             (long long)p.cross_warp, p.nshuffles, (long long)c->in_thread, (long long)c->cross, c->nmasks);
+  for (uint32_t i = 0; i < p.nshuffles; i++) assert_int_equal(p.xor_mask[i], c->masks[i]);
+}
+
+static void test_reduction_plans(void **state) {
+  (void)state;
+  tl__frag L;
+  /* FlashAttention's row max under FullRow: 16 values a thread, then xor 1 and 2
+   * within a quad; nothing leaves the warp. */
+  TL_ASSERT_OK(tl__frag_mma_c(64, 64, 4, 1, &L));
+  const reduce_case fa_rows = {"acc_s over dim 1", 1, 32, 16, 1, 2, {1, 2}};
+  check_plan(&L, &fa_rows);
+  const reduce_case fa_cols = {"acc_s over dim 0", 0, 32, 2, 4, 3, {4, 8, 16}};
+  check_plan(&L, &fa_cols);
+  const reduce_case no_shfl = {"acc_s over dim 1 without shuffles", 1, 1, 16, 4, 0, {0}};
+  check_plan(&L, &no_shfl);
+  TL_ASSERT_OK(tl__frag_mma_c(64, 64, 2, 2, &L));
+  const reduce_case square = {"2x2 warps over dim 1", 1, 32, 8, 2, 2, {1, 2}};
+  check_plan(&L, &square);
+  const int64_t s64[2] = {64, 64}, s100[1] = {100};
+  TL_ASSERT_OK(tl__frag_simt(128, s64, 2, 4, 16, false, &L));
+  const reduce_case simt = {"simt over dim 1", 1, 32, 4, 1, 4, {1, 2, 4, 8}};
+  check_plan(&L, &simt);
+  tl__frag_reduce_plan p;
+  TL_ASSERT_OK(tl__frag_simt(256, s100, 1, 4, 16, false, &L));
+  TL_ASSERT_OK(tl__frag_reduce_plan_of(&L, 0, 32, &p));
+  assert_true(p.holes);
+  assert_int_equal(p.cross_warp, 4 * 2); /* t/32 % 2 and the rows of holes t/64 */
+  assert_int_equal(p.nshuffles, 5);      /* t%64 splits at the warp: lanes 1..16 */
+  assert_int_equal(p.xor_mask[4], 16);
+  TL_ASSERT_ERR(tl__frag_reduce_plan_of(&L, 1, 32, &p), TL_EINVAL, "dim 1 of a 1-dim");
+}
+
 /* ------------------------------------------------------------ warp policy */
 
 typedef struct policy_case {
@@ -572,6 +620,7 @@ int main(void) {
       cmocka_unit_test(test_equality_permute_repeat),
       cmocka_unit_test(test_expressions_agree_with_the_map),
       cmocka_unit_test(test_bad_requests_are_errors),
+      cmocka_unit_test(test_reduction_plans),
       cmocka_unit_test(test_warp_partition),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
