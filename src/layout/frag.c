@@ -62,7 +62,8 @@ tl_status tl__frag_check(const tl__frag *L) {
   if (L->ndim < 1 || L->ndim > TL__FRAG_MAX_DIMS)
     return tl__error(TL_EINVAL, "fragment layout: %u dims (1 to %d)", L->ndim, TL__FRAG_MAX_DIMS);
   for (uint32_t d = 0; d < L->ndim; d++)
-    if (L->shape[d] < 1) return tl__error(TL_EINVAL, "fragment layout: dim %u has extent %lld", d, (long long)L->shape[d]);
+    if (L->shape[d] < 1)
+      return tl__error(TL_EINVAL, "fragment layout: dim %u has extent %lld", d, (long long)L->shape[d]);
   if (L->naxes < 1 || L->naxes > L->ndim || L->axis_dims[0] != 0 || L->axis_dims[L->naxes] != L->ndim)
     return tl__error(TL_EINVAL, "fragment layout: %u axes do not cover its %u dims", L->naxes, L->ndim);
   for (uint32_t a = 0; a < L->naxes; a++)
@@ -75,7 +76,8 @@ tl_status tl__frag_check(const tl__frag *L) {
     if (g->extent < 1 || g->stride < 1 || g->axis < -1 || g->axis >= (int32_t)L->naxes ||
         (g->space != TL__FRAG_THREAD && g->space != TL__FRAG_SLOT) || (g->axis < 0 && g->space != TL__FRAG_THREAD) ||
         (g->axis >= 0 && g->place < 1))
-      return tl__error(TL_EINVAL, "fragment layout: digit %u is malformed (extent %lld, place %lld, stride %lld, axis %d)", i,
+      return tl__error(TL_EINVAL,
+                       "fragment layout: digit %u is malformed (extent %lld, place %lld, stride %lld, axis %d)", i,
                        (long long)g->extent, (long long)g->place, (long long)g->stride, g->axis);
   }
   uint32_t ix[TL__FRAG_MAX_DIGITS];
@@ -131,8 +133,10 @@ void tl__frag_owner(const tl__frag *L, const int64_t *idx, int64_t replica, int6
     const tl__frag_digit *g = &L->d[i];
     if (g->axis < 0) continue;
     int64_t v = (u[g->axis] / g->place) % g->extent;
-    if (g->space == TL__FRAG_THREAD) t += v * g->stride;
-    else s += v * g->stride;
+    if (g->space == TL__FRAG_THREAD)
+      t += v * g->stride;
+    else
+      s += v * g->stride;
   }
   /* The replica number is a mixed radix over the replication digits, lowest stride first. */
   uint32_t n = select_digits(L, of_axis, -1, key_stride, ix);
@@ -217,11 +221,14 @@ static bool split_axis(tl__frag *L, uint32_t a, uint32_t k) {
   }
   for (uint32_t i = 0; i < L->ndigits; i++) {
     tl__frag_digit *g = &L->d[i];
-    if (g->axis > (int32_t)a) g->axis++;
+    if (g->axis > (int32_t)a)
+      g->axis++;
     else if (g->axis == (int32_t)a) {
       bool inner = all_inner || (!all_outer && g->place < e);
-      if (inner) g->axis = (int32_t)a + 1;
-      else if (!all_outer) g->place /= e;
+      if (inner)
+        g->axis = (int32_t)a + 1;
+      else if (!all_outer)
+        g->place /= e;
     }
   }
   memmove(&L->axis_dims[a + 2], &L->axis_dims[a + 1], (L->naxes - a) * sizeof L->axis_dims[0]);
@@ -255,7 +262,8 @@ void tl__frag_canonical(const tl__frag *in, tl__frag *out) {
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t a = 0; a < out->naxes && !changed; a++)
-      for (uint32_t k = out->axis_dims[a + 1] - 1; k > out->axis_dims[a] && !changed; k--) changed = split_axis(out, a, k);
+      for (uint32_t k = out->axis_dims[a + 1] - 1; k > out->axis_dims[a] && !changed; k--)
+        changed = split_axis(out, a, k);
   }
   /* Sorted, neighbours of one axis (or the replication digits) are next to each
    * other in place (stride) order: merge those contiguous in their space too. */
@@ -301,10 +309,14 @@ bool tl__frag_equal(const tl__frag *a, const tl__frag *b) {
 static void put_digit(tl__sb *sb, const tl__frag_digit *g, int64_t total, bool scaled) {
   char v = g->space == TL__FRAG_THREAD ? 't' : 's';
   bool div = g->stride > 1, mod = g->stride * g->extent < total;
-  if (!div && !mod) tl__sb_putc(sb, v);
-  else if (!div) tl__sb_appendf(sb, scaled ? "(%c%%%lld)" : "%c%%%lld", v, (long long)g->extent);
-  else if (!mod) tl__sb_appendf(sb, scaled ? "(%c/%lld)" : "%c/%lld", v, (long long)g->stride);
-  else tl__sb_appendf(sb, scaled ? "((%c/%lld)%%%lld)" : "(%c/%lld)%%%lld", v, (long long)g->stride, (long long)g->extent);
+  if (!div && !mod)
+    tl__sb_putc(sb, v);
+  else if (!div)
+    tl__sb_appendf(sb, scaled ? "(%c%%%lld)" : "%c%%%lld", v, (long long)g->extent);
+  else if (!mod)
+    tl__sb_appendf(sb, scaled ? "(%c/%lld)" : "%c/%lld", v, (long long)g->stride);
+  else
+    tl__sb_appendf(sb, scaled ? "((%c/%lld)%%%lld)" : "(%c/%lld)%%%lld", v, (long long)g->stride, (long long)g->extent);
 }
 
 char *tl__frag_print(const tl__frag *L) {

@@ -43,6 +43,10 @@
 
 #define TL__FRAG_MAX_DIMS 16
 #define TL__FRAG_MAX_DIGITS 64
+/* The most threads, slots or elements a layout has: larger ones are not
+ * fragments a block can hold, and the bound keeps every product of extents,
+ * places and strides far from overflow. */
+#define TL__FRAG_MAX_COUNT ((int64_t)1 << 31)
 
 typedef enum tl__frag_space {
   TL__FRAG_THREAD = 0, /* a digit of the thread index */
@@ -190,11 +194,11 @@ const char *tl__frag_conv_name(tl__frag_conv c);
  * thread, its thread digits that stay inside a warp (stride * extent divides
  * warp_size) are a butterfly of xor shuffles, and the rest cross warps. */
 typedef struct tl__frag_reduce_plan {
-  int64_t in_thread;     /* values of the dim each thread folds (its slot digits' extents multiplied) */
-  uint32_t nshuffles;    /* xor shuffle steps, in order */
-  int64_t xor_mask[32];  /* lane masks: stride, 2*stride, ... of each lane digit */
-  int64_t cross_warp;    /* threads of other warps holding parts of one result (> 1: shared memory) */
-  bool holes;            /* some pairs hold nothing: fold them as the reduction's identity */
+  int64_t in_thread;    /* values of the dim each thread folds (its slot digits' extents multiplied) */
+  uint32_t nshuffles;   /* xor shuffle steps, in order */
+  int64_t xor_mask[32]; /* lane masks: stride, 2*stride, ... of each lane digit */
+  int64_t cross_warp;   /* threads of other warps holding parts of one result (> 1: shared memory) */
+  bool holes;           /* some pairs hold nothing: fold them as the reduction's identity */
 } tl__frag_reduce_plan;
 /* TL_EINVAL when dim shares its digits with other dims. warp_size <= 1: no
  * shuffles (every thread digit crosses "warps"). */

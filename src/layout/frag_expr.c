@@ -36,7 +36,8 @@ tl_status tl__frag_element_exprs(tl_ir_module *mod, const tl__frag *L, tl_ir_exp
       const tl__frag_digit *g = &L->d[i];
       if (g->axis != (int32_t)a || g->extent == 1) continue;
       bool th = g->space == TL__FRAG_THREAD;
-      u = add_term(mod, u, digit_of(mod, th ? thread : slot, g->stride, g->extent, th ? L->threads : L->slots), g->place);
+      u = add_term(mod, u, digit_of(mod, th ? thread : slot, g->stride, g->extent, th ? L->threads : L->slots),
+                   g->place);
       failed |= !u;
       covered *= g->extent;
     }
@@ -61,7 +62,8 @@ tl_status tl__frag_element_exprs(tl_ir_module *mod, const tl__frag *L, tl_ir_exp
 
 tl_status tl__frag_owner_exprs(tl_ir_module *mod, const tl__frag *L, tl_ir_expr *const *idx, tl_ir_expr **thread,
                                tl_ir_expr **slot) {
-  if (!mod || !L || !idx || !thread || !slot) return tl__error(TL_EINVAL, "tl__frag_owner_exprs: a required argument is NULL");
+  if (!mod || !L || !idx || !thread || !slot)
+    return tl__error(TL_EINVAL, "tl__frag_owner_exprs: a required argument is NULL");
   for (uint32_t d = 0; d < L->ndim; d++)
     if (!idx[d]) return tl__error(TL_EINVAL, "tl__frag_owner_exprs: index %u is NULL", d);
   tl_ir_expr *u[TL__FRAG_MAX_DIMS];
@@ -80,8 +82,10 @@ tl_status tl__frag_owner_exprs(tl_ir_module *mod, const tl__frag *L, tl_ir_expr 
     const tl__frag_digit *g = &L->d[i];
     if (g->axis < 0 || g->extent == 1) continue;
     tl_ir_expr *v = digit_of(mod, u[g->axis], g->place, g->extent, axis_extent(L, (uint32_t)g->axis));
-    if (g->space == TL__FRAG_THREAD) t = add_term(mod, t, v, g->stride);
-    else s = add_term(mod, s, v, g->stride);
+    if (g->space == TL__FRAG_THREAD)
+      t = add_term(mod, t, v, g->stride);
+    else
+      s = add_term(mod, s, v, g->stride);
     failed |= !v || (g->space == TL__FRAG_THREAD ? !t : !s);
   }
   *thread = t ? t : c32(mod, 0);

@@ -12,11 +12,16 @@ static tl_status frag_init(tl__frag *L, const int64_t *shape, uint32_t ndim, int
   memset(L, 0, sizeof *L);
   if (ndim < 1 || ndim > TL__FRAG_MAX_DIMS)
     return tl__error(TL_EINVAL, "a fragment layout needs 1 to %d dims, not %u", TL__FRAG_MAX_DIMS, ndim);
-  if (threads < 1) return tl__error(TL_EINVAL, "a fragment layout over %lld threads", (long long)threads);
+  if (threads < 1 || threads > TL__FRAG_MAX_COUNT)
+    return tl__error(TL_EINVAL, "a fragment layout over %lld threads", (long long)threads);
   L->ndim = ndim;
   L->naxes = ndim;
+  int64_t elements = 1;
   for (uint32_t d = 0; d < ndim; d++) {
     if (shape[d] < 1) return tl__error(TL_EINVAL, "a fragment layout of extent %lld in dim %u", (long long)shape[d], d);
+    if (shape[d] > TL__FRAG_MAX_COUNT / elements)
+      return tl__error(TL_EINVAL, "a fragment layout of more than %lld elements", (long long)TL__FRAG_MAX_COUNT);
+    elements *= shape[d];
     L->shape[d] = shape[d];
     L->axis_dims[d] = d;
   }
@@ -190,7 +195,8 @@ tl_status tl__frag_wgmma_c(int64_t block_m, int64_t block_n, int64_t m_warp, int
   int64_t wm, wn;
   TL__TRY(warp_tile("wgmma accumulator layout", block_m, block_n, m_warp, n_warp, 16, 8, &wm, &wn));
   if (m_warp % 4)
-    return tl__error(TL_EINVAL, "wgmma accumulator layout: %lld warps in M is not a whole number of warpgroups (4 warps)",
+    return tl__error(TL_EINVAL,
+                     "wgmma accumulator layout: %lld warps in M is not a whole number of warpgroups (4 warps)",
                      (long long)m_warp);
   tl__frag atom, warp, block;
   atom_8x8(&atom);

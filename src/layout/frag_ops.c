@@ -20,9 +20,6 @@ static int64_t digits_product(const tl__frag *L, int axis) {
   return p;
 }
 
-/* Index counts beyond this are not fragments a block can hold. */
-#define TL__FRAG_LIMIT ((int64_t)1 << 31)
-
 static tl_status finish(tl__frag *out, const char *what) {
   tl__frag_canonical(out, out);
   tl_status st = tl__frag_check(out);
@@ -37,33 +34,39 @@ tl_status tl__frag_repeat(const tl__frag *in, const int64_t *reps, tl__frag_spac
   int64_t rs[TL__FRAG_MAX_DIMS], total = 1;
   for (uint32_t k = 0; k < c.ndim; k++) {
     uint32_t d = last_dim_fastest ? c.ndim - 1 - k : k;
-    if (reps[d] < 1) return tl__error(TL_EINVAL, "repeating a fragment layout %lld times along dim %u", (long long)reps[d], d);
+    if (reps[d] < 1)
+      return tl__error(TL_EINVAL, "repeating a fragment layout %lld times along dim %u", (long long)reps[d], d);
     rs[d] = total;
     total *= reps[d];
-    if (total > TL__FRAG_LIMIT) return tl__error(TL_EINVAL, "repeating a fragment layout: %lld copies are too many", (long long)total);
+    if (total > TL__FRAG_MAX_COUNT)
+      return tl__error(TL_EINVAL, "repeating a fragment layout: %lld copies are too many", (long long)total);
   }
   int64_t base = space == TL__FRAG_THREAD ? c.threads : c.slots;
-  if (base * total > TL__FRAG_LIMIT)
+  if (base * total > TL__FRAG_MAX_COUNT)
     return tl__error(TL_EINVAL, "repeating a fragment layout: %lld %s are too many", (long long)(base * total),
                      space == TL__FRAG_THREAD ? "threads" : "slots");
   for (uint32_t d = 0; d < c.ndim; d++) {
     if (reps[d] == 1) continue;
     int a = lone_axis(&c, d);
-    if (a < 0) return tl__error(TL_EINVAL, "repeating a fragment layout along dim %u, whose digits it shares with other dims", d);
+    if (a < 0)
+      return tl__error(TL_EINVAL, "repeating a fragment layout along dim %u, whose digits it shares with other dims",
+                       d);
     if (digits_product(&c, a) != c.shape[d])
       return tl__error(TL_EINVAL, "repeating a fragment layout along dim %u, which has holes", d);
     if (c.ndigits >= TL__FRAG_MAX_DIGITS) return tl__error(TL_EINVAL, "repeating a fragment layout: too many digits");
     c.d[c.ndigits++] = (tl__frag_digit){reps[d], c.shape[d], base * rs[d], a, (int32_t)space};
   }
   for (uint32_t d = 0; d < c.ndim; d++) c.shape[d] *= reps[d];
-  if (space == TL__FRAG_THREAD) c.threads *= total;
-  else c.slots *= total;
+  if (space == TL__FRAG_THREAD)
+    c.threads *= total;
+  else
+    c.slots *= total;
   *out = c;
   return finish(out, "repeating a fragment layout");
 }
 
 tl_status tl__frag_replicate(const tl__frag *in, int64_t k, tl__frag *out) {
-  if (k < 1 || in->threads * k > TL__FRAG_LIMIT)
+  if (k < 1 || in->threads * k > TL__FRAG_MAX_COUNT)
     return tl__error(TL_EINVAL, "replicating a fragment layout %lld times", (long long)k);
   tl__frag c;
   tl__frag_canonical(in, &c);
@@ -94,11 +97,13 @@ static void renumber_slots(tl__frag *L) {
 }
 
 tl_status tl__frag_project(const tl__frag *in, const uint32_t *keep, uint32_t nkeep, tl__frag *out) {
-  if (nkeep < 1 || nkeep > in->ndim) return tl__error(TL_EINVAL, "projecting a fragment layout onto %u of its %u dims", nkeep, in->ndim);
+  if (nkeep < 1 || nkeep > in->ndim)
+    return tl__error(TL_EINVAL, "projecting a fragment layout onto %u of its %u dims", nkeep, in->ndim);
   bool kept[TL__FRAG_MAX_DIMS] = {false};
   for (uint32_t k = 0; k < nkeep; k++) {
     if (keep[k] >= in->ndim || (k > 0 && keep[k] <= keep[k - 1]))
-      return tl__error(TL_EINVAL, "projecting a fragment layout: the kept dims must be increasing dims of its %u", in->ndim);
+      return tl__error(TL_EINVAL, "projecting a fragment layout: the kept dims must be increasing dims of its %u",
+                       in->ndim);
     kept[keep[k]] = true;
   }
   tl__frag c;
@@ -112,7 +117,8 @@ tl_status tl__frag_project(const tl__frag *in, const uint32_t *keep, uint32_t nk
       all &= kept[d];
     }
     if (any && !all)
-      return tl__error(TL_EINVAL, "projecting a fragment layout: dims %u..%u share their digits, and only some are kept",
+      return tl__error(TL_EINVAL,
+                       "projecting a fragment layout: dims %u..%u share their digits, and only some are kept",
                        c.axis_dims[a], c.axis_dims[a + 1] - 1);
     new_axis[a] = any ? (int)naxes++ : -1;
   }
@@ -169,7 +175,8 @@ tl_status tl__frag_permute(const tl__frag *in, const uint32_t *perm, tl__frag *o
       new_axis[a] = (int)naxes;
       r.axis_dims[naxes++] = k;
     } else if (k == 0 || perm[k - 1] + 1 != d) {
-      return tl__error(TL_EINVAL, "permuting a fragment layout: dims %u..%u share their digits and must stay together, in order",
+      return tl__error(TL_EINVAL,
+                       "permuting a fragment layout: dims %u..%u share their digits and must stay together, in order",
                        c.axis_dims[a], c.axis_dims[a + 1] - 1);
     }
   }

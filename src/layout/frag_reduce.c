@@ -13,7 +13,8 @@ tl_status tl__frag_reduce_plan_of(const tl__frag *L, uint32_t dim, int64_t warp_
   int axis = -1;
   for (uint32_t a = 0; a < c.naxes; a++)
     if (c.axis_dims[a] == dim && c.axis_dims[a + 1] == dim + 1) axis = (int)a;
-  if (axis < 0) return tl__error(TL_EINVAL, "reducing dim %u of a fragment whose layout shares its digits with other dims", dim);
+  if (axis < 0)
+    return tl__error(TL_EINVAL, "reducing dim %u of a fragment whose layout shares its digits with other dims", dim);
   out->in_thread = 1;
   out->cross_warp = 1;
   /* Lane digits in stride order, so the butterfly's masks ascend. */
@@ -33,8 +34,10 @@ tl_status tl__frag_reduce_plan_of(const tl__frag *L, uint32_t dim, int64_t warp_
     int64_t lanes = 1;
     if (warp_size > 1 && warp_size % g->stride == 0) {
       int64_t room = warp_size / g->stride;
-      if (room % g->extent == 0) lanes = g->extent;
-      else if (g->extent % room == 0) lanes = room;
+      if (room % g->extent == 0)
+        lanes = g->extent;
+      else if (g->extent % room == 0)
+        lanes = room;
     }
     for (int64_t m = g->stride; m < g->stride * lanes; m *= 2) out->xor_mask[out->nshuffles++] = m;
     out->cross_warp *= g->extent / lanes;

@@ -48,7 +48,8 @@ tl_status tl__smem_swizzle(tl__smem_kind kind, int64_t rows, int64_t cols, int64
     return tl__error(TL_EINVAL,
                      "a %s shared layout needs rows in whole atoms of 8 and rows of whole %lld-byte atom rows: a %lld "
                      "x %lld tile of %lld-byte elements is not one",
-                     tl__smem_kind_name(kind), (long long)(16 * w), (long long)rows, (long long)cols, (long long)elem_bytes);
+                     tl__smem_kind_name(kind), (long long)(16 * w), (long long)rows, (long long)cols,
+                     (long long)elem_bytes);
   out->atom_chunks = w;
   return TL_OK;
 }
@@ -121,7 +122,8 @@ static tl_ir_expr *bin(tl_ir_module *mod, tl_ir_binop op, tl_ir_expr *a, int64_t
 
 tl_status tl__smem_offset_expr(tl_ir_module *mod, const tl__smem_layout *L, tl_ir_expr *row, tl_ir_expr *col,
                                tl_ir_expr **out) {
-  if (!mod || !L || !row || !col || !out) return tl__error(TL_EINVAL, "tl__smem_offset_expr: a required argument is NULL");
+  if (!mod || !L || !row || !col || !out)
+    return tl__error(TL_EINVAL, "tl__smem_offset_expr: a required argument is NULL");
   int64_t w = chunks_of(L->kind);
   tl_ir_expr *e;
   if (!w) {
@@ -134,9 +136,10 @@ tl_status tl__smem_offset_expr(tl_ir_module *mod, const tl__smem_layout *L, tl_i
     tl_ir_expr *atom = tl_ir_binary(mod, TL_BIN_ADD, bin(mod, TL_BIN_MUL, bin(mod, TL_BIN_FLOORDIV, c, w), L->rows / 8),
                                     bin(mod, TL_BIN_FLOORDIV, row, 8));
     tl_ir_expr *inner = tl_ir_binary(mod, TL_BIN_ADD, bin(mod, TL_BIN_MUL, s, w), cc);
-    e = tl_ir_binary(mod, TL_BIN_ADD,
-                     tl_ir_binary(mod, TL_BIN_ADD, bin(mod, TL_BIN_MUL, atom, 8 * w * L->vec), bin(mod, TL_BIN_MUL, inner, L->vec)),
-                     v);
+    e = tl_ir_binary(
+        mod, TL_BIN_ADD,
+        tl_ir_binary(mod, TL_BIN_ADD, bin(mod, TL_BIN_MUL, atom, 8 * w * L->vec), bin(mod, TL_BIN_MUL, inner, L->vec)),
+        v);
   }
   if (!e) return tl__oom();
   *out = e;

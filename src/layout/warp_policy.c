@@ -94,15 +94,15 @@ static void mma_grid(tl__warp_policy policy, int64_t M, int64_t N, int64_t nw, i
   *nwn = n;
 }
 
-tl_status tl__warp_partition(tl__warp_policy policy, int64_t M, int64_t N, int64_t num_warps, bool wgmma, int64_t *m_warp,
-                             int64_t *n_warp) {
+tl_status tl__warp_partition(tl__warp_policy policy, int64_t M, int64_t N, int64_t num_warps, bool wgmma,
+                             int64_t *m_warp, int64_t *n_warp) {
   const char *name = tl__warp_policy_name(policy);
   if (policy != TL__WARP_SQUARE && policy != TL__WARP_FULL_ROW && policy != TL__WARP_FULL_COL)
     return tl__error(TL_EINVAL, "unknown T.gemm warp policy %d", (int)policy);
   if (num_warps < 1) return tl__error(TL_EINVAL, "T.gemm over %lld warps", (long long)num_warps);
   if (M < 1 || M % M_PER_WARP)
-    return tl__error(TL_EINVAL, "T.gemm with M = %lld: a warp owns a multiple of %d rows, so M must be one", (long long)M,
-                     M_PER_WARP);
+    return tl__error(TL_EINVAL, "T.gemm with M = %lld: a warp owns a multiple of %d rows, so M must be one",
+                     (long long)M, M_PER_WARP);
   if (N < 1 || N % N_PER_WARP)
     return tl__error(TL_EINVAL, "T.gemm with N = %lld: a warp owns a multiple of %d columns, so N must be one",
                      (long long)N, N_PER_WARP);
@@ -110,8 +110,10 @@ tl_status tl__warp_partition(tl__warp_policy policy, int64_t M, int64_t N, int64
     return tl__error(TL_EINVAL, "wgmma T.gemm over %lld warps: it needs whole warpgroups (a multiple of 4 warps)",
                      (long long)num_warps);
   int64_t m, n;
-  if (wgmma) wgmma_grid(policy, M, N, num_warps, &m, &n);
-  else mma_grid(policy, M, N, num_warps, &m, &n);
+  if (wgmma)
+    wgmma_grid(policy, M, N, num_warps, &m, &n);
+  else
+    mma_grid(policy, M, N, num_warps, &m, &n);
   if (m * n != num_warps)
     return tl__error(TL_EINVAL,
                      "T.gemm policy %s cannot use all %lld warps on a %lld x %lld tile (it found %lld x %lld): use "

@@ -22,7 +22,7 @@ const char *tl__warp_policy_name(tl__warp_policy p);
 /* The warp grid for an M x N tile over num_warps warps; wgmma keeps whole
  * warpgroups (4 warps) on M. TL_EINVAL naming the shapes when M is not a
  * multiple of 16, N of 8, num_warps (wgmma) of 4, or no grid uses every warp. */
-tl_status tl__warp_partition(tl__warp_policy policy, int64_t M, int64_t N, int64_t num_warps, bool wgmma, int64_t *m_warp,
-                             int64_t *n_warp);
+tl_status tl__warp_partition(tl__warp_policy policy, int64_t M, int64_t N, int64_t num_warps, bool wgmma,
+                             int64_t *m_warp, int64_t *n_warp);
 
 #endif

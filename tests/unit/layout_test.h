@@ -31,7 +31,8 @@ static inline int64_t lt_eval(const tl_ir_expr *e, const lt_env *env) {
     fail_msg("lt_eval: unbound variable %s", e->u.var->name);
     return 0;
   case TL_EXPR_CAST: return lt_eval(e->u.cast.value, env);
-  case TL_EXPR_SELECT: return lt_eval(e->u.select.cond, env) ? lt_eval(e->u.select.t, env) : lt_eval(e->u.select.f, env);
+  case TL_EXPR_SELECT:
+    return lt_eval(e->u.select.cond, env) ? lt_eval(e->u.select.t, env) : lt_eval(e->u.select.f, env);
   case TL_EXPR_BINARY: {
     int64_t a = lt_eval(e->u.binary.a, env), b = lt_eval(e->u.binary.b, env);
     switch (e->u.binary.op) {
@@ -76,14 +77,16 @@ static inline void lt_check_bijection(const tl__frag *L, const char *label) {
     for (int64_t s = 0; s < L->slots; s++) {
       if (!tl__frag_element(L, t, s, idx)) continue;
       held++;
-      if (!tl__frag_holds(L, t, idx)) fail_msg("%s: thread %lld holds slot %lld but not its element", label, (long long)t, (long long)s);
+      if (!tl__frag_holds(L, t, idx))
+        fail_msg("%s: thread %lld holds slot %lld but not its element", label, (long long)t, (long long)s);
       bool found = false;
       for (int64_t r = 0; r < reps && !found; r++) {
         int64_t ot, os;
         tl__frag_owner(L, idx, r, &ot, &os);
         found = ot == t && os == s;
       }
-      if (!found) fail_msg("%s: (thread %lld, slot %lld) is no owner of its element", label, (long long)t, (long long)s);
+      if (!found)
+        fail_msg("%s: (thread %lld, slot %lld) is no owner of its element", label, (long long)t, (long long)s);
     }
   if (held != n * reps)
     fail_msg("%s: %lld pairs hold elements, expected %lld elements x %lld copies", label, (long long)held, (long long)n,

@@ -64,8 +64,8 @@ typedef struct block_case {
 } block_case;
 
 static const block_case blocks[] = {
-    {16, 8, 1, 1},   {64, 64, 4, 1},  {64, 64, 2, 2},  {128, 128, 2, 2}, {128, 64, 4, 2},  {64, 128, 1, 4},
-    {32, 48, 2, 2},  {128, 256, 2, 4}, {96, 96, 2, 2}, {16, 64, 1, 8},   {256, 128, 8, 1}, {64, 24, 2, 1},
+    {16, 8, 1, 1},  {64, 64, 4, 1},   {64, 64, 2, 2}, {128, 128, 2, 2}, {128, 64, 4, 2},  {64, 128, 1, 4},
+    {32, 48, 2, 2}, {128, 256, 2, 4}, {96, 96, 2, 2}, {16, 64, 1, 8},   {256, 128, 8, 1}, {64, 24, 2, 1},
 };
 
 /* tilelang's make_mma_store_layout: micro tiles of 16 x (16 or 8), the mma store
@@ -103,7 +103,10 @@ typedef enum { OP_C, OP_A, OP_B } operand;
 
 static void check_block(const tl__frag *L, const block_case *b, operand op, bool transposed) {
   char label[128];
-  snprintf(label, sizeof label, "%s%s %lldx%lld warps %lldx%lld", op == OP_C ? "C" : op == OP_A ? "A" : "B",
+  snprintf(label, sizeof label, "%s%s %lldx%lld warps %lldx%lld",
+           op == OP_C   ? "C"
+           : op == OP_A ? "A"
+                        : "B",
            transposed ? " transposed" : "", (long long)b->m, (long long)b->n, (long long)b->mw, (long long)b->nw);
   lt_check_bijection(L, label);
   assert_int_equal(L->threads, 32 * b->mw * b->nw);
@@ -113,9 +116,12 @@ static void check_block(const tl__frag *L, const block_case *b, operand op, bool
     for (int64_t j = 0; j < b->n; j++)
       for (int64_t r = 0; r < reps; r++) {
         int64_t want_t, want_s, got_t, got_s, idx[2] = {i, j};
-        if (op == OP_C) upstream_c(b, i, j, &want_t, &want_s);
-        else if (op == OP_A) upstream_a(b, i, j, r, &want_t, &want_s);
-        else upstream_b(b, i, j, r, &want_t, &want_s);
+        if (op == OP_C)
+          upstream_c(b, i, j, &want_t, &want_s);
+        else if (op == OP_A)
+          upstream_a(b, i, j, r, &want_t, &want_s);
+        else
+          upstream_b(b, i, j, r, &want_t, &want_s);
         if (transposed) {
           idx[0] = j;
           idx[1] = i;
@@ -214,11 +220,13 @@ typedef struct simt_case {
 } simt_case;
 
 static const simt_case simt_cases[] = {
-    {128, 2, {64, 64}, 4, false}, {128, 2, {64, 64}, 4, true},  {256, 2, {128, 128}, 4, true}, {256, 1, {100}, 4, false},
-    {96, 3, {3, 5, 8}, 2, false}, {64, 1, {7}, 1, false},       {1024, 1, {4096}, 2, false},   {128, 2, {2, 64}, 4, false},
-    {33, 2, {10, 10}, 4, false},  {256, 2, {64, 64}, 2, false}, {128, 1, {16}, 4, false},      {32, 3, {8, 3, 4}, 4, true},
-    {512, 2, {1, 1024}, 4, false}, {64, 2, {5, 96}, 2, true},   {1, 2, {4, 4}, 4, false},      {128, 2, {128, 8}, 4, true},
-    {192, 2, {96, 48}, 4, true},  {128, 4, {2, 2, 4, 32}, 1, false}, {64, 2, {64, 1}, 8, false}, {256, 2, {24, 40}, 2, true},
+    {128, 2, {64, 64}, 4, false},  {128, 2, {64, 64}, 4, true},  {256, 2, {128, 128}, 4, true},
+    {256, 1, {100}, 4, false},     {96, 3, {3, 5, 8}, 2, false}, {64, 1, {7}, 1, false},
+    {1024, 1, {4096}, 2, false},   {128, 2, {2, 64}, 4, false},  {33, 2, {10, 10}, 4, false},
+    {256, 2, {64, 64}, 2, false},  {128, 1, {16}, 4, false},     {32, 3, {8, 3, 4}, 4, true},
+    {512, 2, {1, 1024}, 4, false}, {64, 2, {5, 96}, 2, true},    {1, 2, {4, 4}, 4, false},
+    {128, 2, {128, 8}, 4, true},   {192, 2, {96, 48}, 4, true},  {128, 4, {2, 2, 4, 32}, 1, false},
+    {64, 2, {64, 1}, 8, false},    {256, 2, {24, 40}, 2, true},
 };
 
 static int64_t clamp_loop(int64_t n) { return n < 1 ? 1 : n; }
@@ -232,7 +240,8 @@ static void compare_simt(const simt_case *k) {
   tl__frag F;
   TL_ASSERT_OK(tl__frag_simt(k->T, k->shape, k->ndim, k->eb, 16, k->gemm, &F));
   char label[96];
-  snprintf(label, sizeof label, "simt T=%lld ndim=%u eb=%lld gemm=%d", (long long)k->T, k->ndim, (long long)k->eb, k->gemm);
+  snprintf(label, sizeof label, "simt T=%lld ndim=%u eb=%lld gemm=%d", (long long)k->T, k->ndim, (long long)k->eb,
+           k->gemm);
   lt_check_bijection(&F, label);
   assert_int_equal(F.slots, G.slots);
   assert_int_equal(F.threads, k->T);
@@ -254,8 +263,8 @@ static void compare_simt(const simt_case *k) {
             int64_t idx[TL__FRAG_MAX_DIMS];
             bool holds = tl__frag_element(&F, t, slot, idx);
             if (holds != ok)
-              fail_msg("%s: thread %lld slot %lld: the chooser says %s, the layout %s", label, (long long)t, (long long)slot,
-                       ok ? "element" : "hole", holds ? "element" : "hole");
+              fail_msg("%s: thread %lld slot %lld: the chooser says %s, the layout %s", label, (long long)t,
+                       (long long)slot, ok ? "element" : "hole", holds ? "element" : "hole");
             if (!ok) continue;
             seen++;
             int64_t fr = 0;
@@ -498,6 +507,9 @@ static void test_bad_requests_are_errors(void **state) {
   TL_ASSERT_ERR(tl__frag_simt(32, bad, 2, 4, 16, false, &L), TL_EINVAL, "extent 0");
   TL_ASSERT_ERR(tl__frag_replicated(0, ok, 2, &L), TL_EINVAL, "0 threads");
   TL_ASSERT_ERR(tl__frag_replicated(4, ok, 0, &L), TL_EINVAL, "1 to 16 dims");
+  const int64_t huge[3] = {1 << 20, 1 << 20, 1 << 20};
+  TL_ASSERT_ERR(tl__frag_simt(128, huge, 3, 4, 16, false, &L), TL_EINVAL, "more than");
+  TL_ASSERT_ERR(tl__frag_simt((int64_t)1 << 40, ok, 2, 4, 16, false, &L), TL_EINVAL, "threads");
   TL_ASSERT_OK(tl__frag_mma_c(64, 64, 4, 1, &L));
   const uint32_t dup[2] = {0, 0}, two[2] = {1, 0};
   TL_ASSERT_ERR(tl__frag_permute(&L, dup, &out), TL_EINVAL, "not a permutation");
@@ -534,8 +546,9 @@ static void check_plan(const tl__frag *L, const reduce_case *c) {
   tl__frag_reduce_plan p;
   TL_ASSERT_OK(tl__frag_reduce_plan_of(L, c->dim, c->warp, &p));
   if (p.in_thread != c->in_thread || p.cross_warp != c->cross || p.nshuffles != c->nmasks)
-    fail_msg("%s: in-thread %lld, cross-warp %lld, %u shuffles; expected %lld, %lld, %u", c->name, (long long)p.in_thread,
-             (long long)p.cross_warp, p.nshuffles, (long long)c->in_thread, (long long)c->cross, c->nmasks);
+    fail_msg("%s: in-thread %lld, cross-warp %lld, %u shuffles; expected %lld, %lld, %u", c->name,
+             (long long)p.in_thread, (long long)p.cross_warp, p.nshuffles, (long long)c->in_thread, (long long)c->cross,
+             c->nmasks);
   for (uint32_t i = 0; i < p.nshuffles; i++) assert_int_equal(p.xor_mask[i], c->masks[i]);
 }
 
@@ -603,9 +616,9 @@ static void test_warp_partition(void **state) {
     }
     TL_ASSERT_OK(st);
     if (m != c->m || n != c->n)
-      fail_msg("case %zu (%s %lldx%lld, %lld warps%s): %lld x %lld, expected %lld x %lld", i, tl__warp_policy_name(c->p),
-               (long long)c->M, (long long)c->N, (long long)c->warps, c->wgmma ? ", wgmma" : "", (long long)m,
-               (long long)n, (long long)c->m, (long long)c->n);
+      fail_msg("case %zu (%s %lldx%lld, %lld warps%s): %lld x %lld, expected %lld x %lld", i,
+               tl__warp_policy_name(c->p), (long long)c->M, (long long)c->N, (long long)c->warps,
+               c->wgmma ? ", wgmma" : "", (long long)m, (long long)n, (long long)c->m, (long long)c->n);
   }
 }
 

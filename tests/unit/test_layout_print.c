@@ -24,21 +24,21 @@ typedef struct entry {
 
 static size_t build(entry *e, size_t cap) {
   size_t n = 0;
-#define F(label, call)                        \
-  do {                                        \
-    assert_true(n < cap);                     \
-    e[n].name = label;                        \
-    e[n].k = FRAG;                            \
-    TL_ASSERT_OK(call);                       \
-    n++;                                      \
+#define F(label, call)                                                                                                 \
+  do {                                                                                                                 \
+    assert_true(n < cap);                                                                                              \
+    e[n].name = label;                                                                                                 \
+    e[n].k = FRAG;                                                                                                     \
+    TL_ASSERT_OK(call);                                                                                                \
+    n++;                                                                                                               \
   } while (0)
-#define S(label, call)                        \
-  do {                                        \
-    assert_true(n < cap);                     \
-    e[n].name = label;                        \
-    e[n].k = SMEM;                            \
-    TL_ASSERT_OK(call);                       \
-    n++;                                      \
+#define S(label, call)                                                                                                 \
+  do {                                                                                                                 \
+    assert_true(n < cap);                                                                                              \
+    e[n].name = label;                                                                                                 \
+    e[n].k = SMEM;                                                                                                     \
+    TL_ASSERT_OK(call);                                                                                                \
+    n++;                                                                                                               \
   } while (0)
   const int64_t s64[2] = {64, 64}, s100[1] = {100}, s3[3] = {2, 6, 8}, s128[1] = {128};
   tl__frag_mma_c_atom(&e[n].f);
@@ -130,7 +130,8 @@ static void test_golden(void **state) {
   char *want = slurp(GOLDEN);
   if (!want) fail_msg("missing %s (TL_REGEN_GOLDEN=1 build/bin/test_layout_print)", GOLDEN);
   if (strcmp(want, text) != 0)
-    fail_msg("printed layouts differ from %s (if intended: scripts/regen-golden.sh layouts)\n--- got:\n%s", GOLDEN, text);
+    fail_msg("printed layouts differ from %s (if intended: scripts/regen-golden.sh layouts)\n--- got:\n%s", GOLDEN,
+             text);
   free(want);
   tl__free(text);
   /* The text is the map's: equal layouts print alike however they were built. */

@@ -19,7 +19,9 @@ static void check_injective(const tl__smem_layout *L, bool onto) {
   for (int64_t r = 0; r < L->rows; r++)
     for (int64_t c = 0; c < L->cols; c++) {
       int64_t o = tl__smem_offset(L, r, c);
-      if (o < 0 || o >= span) fail_msg("%s: (%lld, %lld) at %lld, outside [0, %lld)", tl__smem_kind_name(L->kind), (long long)r, (long long)c, (long long)o, (long long)span);
+      if (o < 0 || o >= span)
+        fail_msg("%s: (%lld, %lld) at %lld, outside [0, %lld)", tl__smem_kind_name(L->kind), (long long)r, (long long)c,
+                 (long long)o, (long long)span);
       if (seen[o]++) fail_msg("%s: offset %lld used twice", tl__smem_kind_name(L->kind), (long long)o);
     }
   if (onto) assert_int_equal(span, L->rows * L->cols);
