@@ -191,8 +191,9 @@ const char *tl__frag_conv_name(tl__frag_conv c);
 
 /* How a reduction over dim `dim` runs on layout L (the destination's layout is
  * tl__frag_project(L, the other dims)): the dim's slot digits fold inside each
- * thread, its thread digits that stay inside a warp (stride * extent divides
- * warp_size) are a butterfly of xor shuffles, and the rest cross warps. */
+ * thread, the parts of its thread digits below the warp boundary (a digit
+ * straddling it split there) are a butterfly of xor shuffles, and the rest
+ * cross warps. */
 typedef struct tl__frag_reduce_plan {
   int64_t in_thread;    /* values of the dim each thread folds (its slot digits' extents multiplied) */
   uint32_t nshuffles;   /* xor shuffle steps, in order */
