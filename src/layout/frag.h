@@ -178,6 +178,12 @@ tl_status tl__frag_project(const tl__frag *in, const uint32_t *keep, uint32_t nk
 /* Dim k of the result is dim perm[k] of the input (a transpose). */
 tl_status tl__frag_permute(const tl__frag *in, const uint32_t *perm, tl__frag *out);
 
+/* The same threads and slots viewed with another shape of as many elements
+ * (row-major order kept: upstream's Fragment::Reshape), i.e. L composed with
+ * the reshape. TL_EINVAL when the counts differ, or when an axis other than the
+ * first has holes (its holes would land inside the merged index). */
+tl_status tl__frag_reshape(const tl__frag *in, const int64_t *shape, uint32_t ndim, tl__frag *out);
+
 /* What moving a fragment from layout `from` to layout `to` (same shape and
  * thread count) costs: the composition to^-1 . from, element by element. */
 typedef enum tl__frag_conv {

@@ -188,6 +188,46 @@ tl_status tl__frag_permute(const tl__frag *in, const uint32_t *perm, tl__frag *o
   return finish(out, "permuting a fragment layout");
 }
 
+tl_status tl__frag_reshape(const tl__frag *in, const int64_t *shape, uint32_t ndim, tl__frag *out) {
+  if (ndim < 1 || ndim > TL__FRAG_MAX_DIMS)
+    return tl__error(TL_EINVAL, "reshaping a fragment layout to %u dims (1 to %d)", ndim, TL__FRAG_MAX_DIMS);
+  int64_t n = 1;
+  for (uint32_t d = 0; d < ndim; d++) {
+    if (shape[d] < 1 || shape[d] > TL__FRAG_MAX_COUNT / n)
+      return tl__error(TL_EINVAL, "reshaping a fragment layout: extent %lld in dim %u", (long long)shape[d], d);
+    n *= shape[d];
+  }
+  if (n != tl__frag_elements(in))
+    return tl__error(TL_EINVAL, "reshaping a fragment layout of %lld elements to %lld",
+                     (long long)tl__frag_elements(in), (long long)n);
+  tl__frag c;
+  tl__frag_canonical(in, &c);
+  /* One axis over every dim: axis a's digits move up by the extent of the axes
+   * after it, which is only a mixed radix when those axes have no holes. */
+  int64_t below[TL__FRAG_MAX_DIMS + 1];
+  below[c.naxes] = 1;
+  for (uint32_t a = c.naxes; a-- > 0;) {
+    int64_t e = 1;
+    for (uint32_t d = c.axis_dims[a]; d < c.axis_dims[a + 1]; d++) e *= c.shape[d];
+    if (a > 0 && digits_product(&c, (int)a) != e)
+      return tl__error(TL_EINVAL, "reshaping a fragment layout whose dims %u..%u have holes", c.axis_dims[a],
+                       c.axis_dims[a + 1] - 1);
+    below[a] = below[a + 1] * e;
+  }
+  for (uint32_t i = 0; i < c.ndigits; i++)
+    if (c.d[i].axis >= 0) {
+      c.d[i].place *= below[c.d[i].axis + 1];
+      c.d[i].axis = 0;
+    }
+  c.ndim = ndim;
+  c.naxes = 1;
+  for (uint32_t d = 0; d < ndim; d++) c.shape[d] = shape[d];
+  c.axis_dims[0] = 0;
+  c.axis_dims[1] = ndim;
+  *out = c;
+  return finish(out, "reshaping a fragment layout");
+}
+
 /* --------------------------------------------------------------- conversion */
 
 const char *tl__frag_conv_name(tl__frag_conv c) {

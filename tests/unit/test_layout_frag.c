@@ -455,6 +455,52 @@ static void test_equality_permute_repeat(void **state) {
   lt_check_bijection(&rep, "repeated atom");
 }
 
+/* Reshaping keeps every element on its (thread, slot), in row-major order. */
+static void check_reshape(const tl__frag *L, const int64_t *shape, uint32_t ndim) {
+  tl__frag R, back;
+  TL_ASSERT_OK(tl__frag_reshape(L, shape, ndim, &R));
+  lt_check_bijection(&R, "reshaped");
+  int64_t idx[TL__FRAG_MAX_DIMS], ridx[TL__FRAG_MAX_DIMS];
+  for (int64_t t = 0; t < L->threads; t++)
+    for (int64_t s = 0; s < L->slots; s++) {
+      bool a = tl__frag_element(L, t, s, idx), b = tl__frag_element(&R, t, s, ridx);
+      assert_int_equal(a, b);
+      if (!a) continue;
+      int64_t fa = 0, fb = 0;
+      for (uint32_t d = 0; d < L->ndim; d++) fa = fa * L->shape[d] + idx[d];
+      for (uint32_t d = 0; d < ndim; d++) fb = fb * shape[d] + ridx[d];
+      assert_int_equal(fa, fb);
+    }
+  TL_ASSERT_OK(tl__frag_reshape(&R, L->shape, L->ndim, &back));
+  assert_true(tl__frag_equal(&back, L));
+}
+
+static void test_reshape(void **state) {
+  (void)state;
+  tl__frag L;
+  TL_ASSERT_OK(tl__frag_mma_c(64, 64, 4, 1, &L));
+  const int64_t a[3] = {4, 16, 64}, b[1] = {4096}, c[4] = {2, 32, 8, 8}, d[2] = {32, 128};
+  check_reshape(&L, a, 3);
+  check_reshape(&L, b, 1);
+  check_reshape(&L, c, 4);
+  check_reshape(&L, d, 2);
+  const int64_t s3[3] = {2, 6, 8}, flat[2] = {12, 8};
+  TL_ASSERT_OK(tl__frag_simt(96, s3, 3, 2, 16, false, &L));
+  check_reshape(&L, flat, 2);
+  /* The SIMT rows of [10, 64] over 256 threads overhang (holes in the first
+   * axis: fine); the columns of [24, 40] do (holes in a later axis: refused). */
+  const int64_t s2[2] = {10, 64}, r2[2] = {20, 32}, s1[1] = {100}, r1[2] = {10, 10};
+  TL_ASSERT_OK(tl__frag_simt(256, s2, 2, 4, 16, false, &L));
+  assert_true(tl__frag_has_holes(&L));
+  check_reshape(&L, r2, 2);
+  TL_ASSERT_OK(tl__frag_simt(256, s1, 1, 4, 16, false, &L));
+  check_reshape(&L, r1, 2);
+  const int64_t s3b[2] = {24, 40}, flat3[1] = {960}, bad[1] = {959};
+  TL_ASSERT_OK(tl__frag_simt(256, s3b, 2, 2, 16, true, &L));
+  TL_ASSERT_ERR(tl__frag_reshape(&L, flat3, 1, &L), TL_EINVAL, "dims 1..1 have holes");
+  TL_ASSERT_ERR(tl__frag_reshape(&L, bad, 1, &L), TL_EINVAL, "960 elements to 959");
+}
+
 static void test_expressions_agree_with_the_map(void **state) {
   (void)state;
   tl__frag ls[6];
@@ -631,6 +677,7 @@ int main(void) {
       cmocka_unit_test(test_every_constructor_is_a_bijection),
       cmocka_unit_test(test_flash_attention_fragments),
       cmocka_unit_test(test_equality_permute_repeat),
+      cmocka_unit_test(test_reshape),
       cmocka_unit_test(test_expressions_agree_with_the_map),
       cmocka_unit_test(test_bad_requests_are_errors),
       cmocka_unit_test(test_reduction_plans),
