@@ -178,5 +178,10 @@ int tlpy_components_init(PyObject *m) {
   for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
     if (PyModule_AddIntConstant(m, classes[i].name, classes[i].which) < 0) return -1;
   if (tlpy_interning_init() < 0) return -1;
+  PyObject *always = tlpy_always_available();
+  if (!always || PyModule_AddObject(m, "always_available", always) < 0) {
+    Py_XDECREF(always);
+    return -1;
+  }
   return PyModule_AddFunctions(m, tlpy_component_methods);
 }

@@ -33,6 +33,9 @@ typedef struct component_field {
   tlpy_fn_kind fn_kind;         /* FIELD_FUNCTION: the CFunction kind that gives a C pointer */
   void (*trampoline)(void);     /* FIELD_FUNCTION: calls a Python callable */
   size_t shared_part;           /* FIELD_FUNCTION of a class with shared user_data: its tlpy_spec_calls part */
+  /* FIELD_FUNCTION: the C function that a NULL pointer means (the Python field's
+   * default is a CFunction of it, so it is always callable), or NULL. */
+  void (*null_means)(void);
 } component_field;
 
 enum { MAX_COMPONENT_FIELDS = 6 };
@@ -48,15 +51,19 @@ typedef struct component_class {
   component_field fields[MAX_COMPONENT_FIELDS];
 } component_class;
 
-#define NAME_FIELD(T) {"name", FIELD_NAME, offsetof(T, name), 0, 0, NULL, 0}
+/* What a spec without is_available means: always available (upstream's default). */
+static bool always_available(void *user_data) { return true; }
+
+#define NAME_FIELD(T) {"name", FIELD_NAME, offsetof(T, name), 0, 0, NULL, 0, NULL}
 #define FUNCTION_FIELD(T, attr, fn, data, kind, tramp) \
-  {attr, FIELD_FUNCTION, offsetof(T, fn), offsetof(T, data), kind, (void (*)(void))(tramp), 0}
+  {attr, FIELD_FUNCTION, offsetof(T, fn), offsetof(T, data), kind, (void (*)(void))(tramp), 0, NULL}
 #define PREDICATE_FIELD(T) \
   FUNCTION_FIELD(T, "supports_target", supports_target, predicate_data, TLPY_FN_PREDICATE, tlpy_tramp_predicate)
-#define SPEC_FUNCTION_FIELD(field, kind, tramp)                                                     \
+#define SPEC_FUNCTION_FIELD(field, kind, tramp, null_means)                                         \
   {#field, FIELD_FUNCTION, offsetof(tl_execution_backend_spec, field),                            \
-   offsetof(tl_execution_backend_spec, user_data), kind, (void (*)(void))(tramp), offsetof(tlpy_spec_calls, field)}
-#define BOOL_FIELD(T, field) {#field, FIELD_BOOL, offsetof(T, field), 0, 0, NULL, 0}
+   offsetof(tl_execution_backend_spec, user_data), kind, (void (*)(void))(tramp),                  \
+   offsetof(tlpy_spec_calls, field), (void (*)(void))(null_means)}
+#define BOOL_FIELD(T, field) {#field, FIELD_BOOL, offsetof(T, field), 0, 0, NULL, 0, NULL}
 
 static const component_class component_classes[TLPY_COMPONENT_COUNT] = {
     [TLPY_DEVICE_CODEGEN] = {"DeviceCodegen", &tlpy_cls.DeviceCodegen, sizeof(tl_device_codegen), false, 4,
@@ -82,13 +89,13 @@ static const component_class component_classes[TLPY_COMPONENT_COUNT] = {
                                      sizeof(tl_execution_backend_spec), true, 6,
                                      {NAME_FIELD(tl_execution_backend_spec),
                                       SPEC_FUNCTION_FIELD(is_available, TLPY_FN_IS_AVAILABLE,
-                                                          tlpy_tramp_spec_available),
+                                                          tlpy_tramp_spec_available, always_available),
                                       SPEC_FUNCTION_FIELD(supports_target, TLPY_FN_PREDICATE,
-                                                          tlpy_tramp_spec_supports),
+                                                          tlpy_tramp_spec_supports, NULL),
                                       BOOL_FIELD(tl_execution_backend_spec, enable_host_codegen),
                                       BOOL_FIELD(tl_execution_backend_spec, enable_device_compile),
                                       SPEC_FUNCTION_FIELD(unavailable_reason, TLPY_FN_UNAVAILABLE_REASON,
-                                                          tlpy_tramp_spec_reason)}},
+                                                          tlpy_tramp_spec_reason, NULL)}},
     [TLPY_PASS_PIPELINE] = {"PassPipeline", &tlpy_cls.PassPipeline, sizeof(tl_pass_pipeline), false, 2,
                             {NAME_FIELD(tl_pass_pipeline),
                              FUNCTION_FIELD(tl_pass_pipeline, "body", lower, user_data, TLPY_FN_PIPELINE,
@@ -151,7 +158,11 @@ static int read_name(PyObject *o, const char *attr, PyObject *v, char **out) {
 }
 
 static int read_function(PyObject *o, const component_field *f, PyObject *v, function_part *part) {
-  if (v == Py_None || tlpy_cfunc_is(v, f->fn_kind, &part->fn, &part->data)) return 0;
+  if (v == Py_None) return 0;
+  if (tlpy_cfunc_is(v, f->fn_kind, &part->fn, &part->data)) {
+    if (f->null_means && part->fn == f->null_means) part->fn = NULL; /* the library's own default */
+    return 0;
+  }
   if (!PyCallable_Check(v)) {
     PyErr_Format(PyExc_TypeError, "%s.%s must be callable or None, not %.100s", Py_TYPE(o)->tp_name, f->attr,
                  Py_TYPE(v)->tp_name);
@@ -278,7 +289,11 @@ static PyObject *field_value(const component_field *f, const void *desc) {
     return s ? PyUnicode_FromString(s) : Py_NewRef(Py_None);
   }
   case FIELD_BOOL: return PyBool_FromLong(*(const bool *)member(desc, f->offset));
-  case FIELD_FUNCTION: return tlpy_cfunc_get(f->fn_kind, fn_at(desc, f->offset), ptr_at(desc, f->data_offset), name);
+  case FIELD_FUNCTION: {
+    void (*fn)(void) = fn_at(desc, f->offset);
+    if (!fn && f->null_means) return tlpy_cfunc_get(f->fn_kind, f->null_means, NULL, "always_available");
+    return tlpy_cfunc_get(f->fn_kind, fn, ptr_at(desc, f->data_offset), name);
+  }
   }
   return NULL;
 }
@@ -312,4 +327,8 @@ PyObject *tlpy_component_to_py(tlpy_component which, const void *desc) {
   int rc = tlpy_intern(made, desc);
   Py_DECREF(made);
   return rc < 0 ? NULL : tlpy_py_of(desc); /* the first one interned, if threads raced */
+}
+
+PyObject *tlpy_always_available(void) {
+  return tlpy_cfunc_get(TLPY_FN_IS_AVAILABLE, (void (*)(void))always_available, NULL, "always_available");
 }

@@ -1,8 +1,8 @@
 /* Errors in both directions: a C failure becomes tilelang_backend.TileLangError (a
  * ValueError, as upstream raises ValueError) carrying the library's message and status
  * name; a Python exception raised in a callback becomes the calling thread's C error
- * (tl_set_error) and is kept, so that the error raised when control returns to Python
- * has it as __cause__ (its traceback is not lost). */
+ * (tl_set_error) and is kept, so that when the failure returns to Python that
+ * exception is what is raised, unchanged, with the library's message as a note. */
 
 #include "tlpy.h"
 
@@ -69,6 +69,33 @@ static PyObject *make_error(tl_status s, const char *message) {
   return exc;
 }
 
+/* Raises `exc` (a reference taken) with its own traceback. */
+static void raise_exception(PyObject *exc) {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(exc);
+#else
+  PyObject *tb = PyException_GetTraceback(exc);
+  PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, tb);
+#endif
+}
+
+/* exc.add_note("tilelang-backend: <the library's message>") when that says more
+ * than the exception itself (its context: "while importing ..."); a failure to add
+ * it is not an error. */
+static void add_library_note(PyObject *exc, PyObject *library_error) {
+  PyObject *message = PyObject_Str(library_error), *own = message ? PyObject_Str(exc) : NULL;
+  PyObject *typed = own ? PyUnicode_FromFormat("%s: %U", Py_TYPE(exc)->tp_name, own) : NULL;
+  int same = !typed || PyUnicode_Compare(message, own) == 0 || PyUnicode_Compare(message, typed) == 0;
+  PyObject *note = !same ? PyUnicode_FromFormat("tilelang-backend: %U", message) : NULL;
+  Py_XDECREF(typed);
+  PyObject *r = note ? PyObject_CallMethod(exc, "add_note", "O", note) : NULL;
+  if (!r) PyErr_Clear();
+  Py_XDECREF(r);
+  Py_XDECREF(note);
+  Py_XDECREF(own);
+  Py_XDECREF(message);
+}
+
 PyObject *tlpy_raise(tl_status s) {
   /* Copy the message first: nothing below may run C calls, but be safe. */
   const char *msg = tl_last_error();
@@ -93,10 +120,16 @@ PyObject *tlpy_raise(tl_status s) {
     return tlpy_check_pending(), NULL;
   }
   if (t_pending) {
-    PyObject *cause = t_pending;
+    /* A Python callback's exception reaches the caller unchanged (type, message,
+     * traceback), as upstream's Python components' exceptions do; the library's
+     * message, which says where it happened, becomes a note. */
+    PyObject *raised = t_pending;
     t_pending = NULL;
     t_pending_deferred = 0;
-    PyException_SetCause(exc, cause); /* steals cause */
+    add_library_note(raised, exc);
+    Py_DECREF(exc);
+    raise_exception(raised);
+    return NULL;
   }
   PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
   Py_DECREF(exc);

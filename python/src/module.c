@@ -28,7 +28,8 @@ PyMODINIT_FUNC PyInit__C(void);
 PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  if (tlpy_errors_init(m) < 0 || tlpy_target_init(m) < 0 || tlpy_ir_init(m) < 0 || tlpy_cfunc_init(m) < 0 ||
+  if (tlpy_errors_init(m) < 0 || tlpy_target_init(m) < 0 || tlpy_target_detection_init(m) < 0 ||
+      tlpy_ir_init(m) < 0 || tlpy_cfunc_init(m) < 0 ||
       tlpy_components_init(m) < 0 || tlpy_manifests_init(m) < 0 || tlpy_registry_init(m) < 0 ||
       tlpy_context_init(m) < 0 || tlpy_kernel_init(m) < 0) {
     Py_DECREF(m);

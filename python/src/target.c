@@ -80,11 +80,25 @@ const tl_target *tlpy_target_arg(PyObject *o, tl_target **tmp) {
   return *tmp;
 }
 
+/* What Target() takes: a str, a dict or a Target (tvm's Target raises ValueError for
+ * anything else, with its wording). */
+static int is_target_input(PyObject *o) { return PyUnicode_Check(o) || PyDict_Check(o) || PyObject_TypeCheck(o, &tlpy_TargetType); }
+
 /* Target(target, host=None) */
 static PyObject *target_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"target", "host", NULL};
   PyObject *spec, *host = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:Target", kwlist, &spec, &host)) return NULL;
+  if (!is_target_input(spec)) {
+    PyObject *cls = PyObject_Repr((PyObject *)Py_TYPE(spec));
+    if (cls) PyErr_Format(PyExc_ValueError, "target has to be a string or dictionary. instead get %U", cls);
+    Py_XDECREF(cls);
+    return NULL;
+  }
+  if (host != Py_None && !is_target_input(host)) {
+    PyErr_SetString(PyExc_ValueError, "target host has to be a string or dictionary.");
+    return NULL;
+  }
   tl_target *t = NULL;
   if (tlpy_target_from_py(spec, &t) < 0) return NULL;
   if (host != Py_None) {
@@ -173,7 +187,40 @@ static PyObject *target_has_key(tlpy_TargetObject *o, PyObject *key) {
   return PyBool_FromLong(tl_target_has_key(o->target, k));
 }
 
-static PyObject *get_kind(tlpy_TargetObject *o, void *c) { return PyUnicode_FromString(tl_target_kind(o->target)); }
+/* ---------------------------------------------------------------- TargetKind */
+
+/* tvm's TargetKind, as upstream code uses it (`target.kind.name == "cuda"`): a str
+ * subclass, so str(kind) and `kind == "cuda"` are the name as well. One object per
+ * kind name. */
+static PyTypeObject tlpy_TargetKindType;
+static PyObject *g_kinds; /* name -> TargetKind */
+
+static PyObject *kind_name(PyObject *self, void *c) { return PyUnicode_FromObject(self); }
+
+static PyGetSetDef kind_getset[] = {
+    {"name", (getter)kind_name, NULL, "The kind's name ('cuda'), a plain str.", NULL},
+    {NULL},
+};
+
+static PyTypeObject tlpy_TargetKindType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilelang_backend.TargetKind",
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_getset = kind_getset,
+    .tp_doc = "A target kind (tvm's TargetKind): `.name` is its name; as a str it is the name too.",
+};
+
+static PyObject *target_kind_object(const char *name) {
+  PyObject *kind = PyDict_GetItemString(g_kinds, name);
+  if (kind) return Py_NewRef(kind);
+  PyObject *text = PyUnicode_FromString(name);
+  if (!text) return NULL;
+  kind = PyObject_CallOneArg((PyObject *)&tlpy_TargetKindType, text);
+  Py_DECREF(text);
+  if (kind && PyDict_SetItemString(g_kinds, name, kind) < 0) Py_CLEAR(kind);
+  return kind;
+}
+
+static PyObject *get_kind(tlpy_TargetObject *o, void *c) { return target_kind_object(tl_target_kind(o->target)); }
 static PyObject *get_tag(tlpy_TargetObject *o, void *c) { return PyUnicode_FromString(tl_target_tag(o->target)); }
 static PyObject *get_host(tlpy_TargetObject *o, void *c) { return tlpy_target_wrap(tl_target_host(o->target)); }
 static PyObject *get_device_type(tlpy_TargetObject *o, void *c) {
@@ -219,7 +266,7 @@ static PyMethodDef target_methods[] = {
 };
 
 static PyGetSetDef target_getset[] = {
-    {"kind", (getter)get_kind, NULL, "The target kind's name ('cuda').", NULL},
+    {"kind", (getter)get_kind, NULL, "The target kind (a TargetKind: `.name`, and a str of the name).", NULL},
     {"tag", (getter)get_tag, NULL, "The recorded tag, '' if none.", NULL},
     {"keys", (getter)get_keys, NULL, "The keys, in order.", NULL},
     {"attrs", (getter)get_attrs, NULL, "The attributes (a read-only mapping).", NULL},
@@ -289,6 +336,10 @@ static PyMethodDef target_module_methods[] = {
 };
 
 int tlpy_target_init(PyObject *m) {
+  tlpy_TargetKindType.tp_base = &PyUnicode_Type;
+  if (!(g_kinds = PyDict_New()) || PyType_Ready(&tlpy_TargetKindType) < 0) return -1;
+  Py_INCREF(&tlpy_TargetKindType);
+  if (PyModule_AddObject(m, "TargetKind", (PyObject *)&tlpy_TargetKindType) < 0) return -1;
   if (PyType_Ready(&tlpy_TargetType) < 0) return -1;
   Py_INCREF(&tlpy_TargetType);
   if (PyModule_AddObject(m, "Target", (PyObject *)&tlpy_TargetType) < 0) return -1;

@@ -19,8 +19,9 @@
 extern PyObject *tlpy_Error;
 int tlpy_errors_init(PyObject *m);
 /* Raises the C library's error for status `s` (the calling thread's message) and
- * returns NULL. A Python exception raised inside a callback during the failed call
- * becomes its __cause__. Call with the GIL held, right after the failing C call. */
+ * returns NULL. If a Python callback raised during the failed call, that exception is
+ * raised instead, unchanged (the library's message added as a note). Call with the
+ * GIL held, right after the failing C call. */
 PyObject *tlpy_raise(tl_status s);
 /* The same, returning -1 (for int-returning helpers). */
 int tlpy_raise_int(tl_status s);
@@ -57,6 +58,11 @@ const tl_target *tlpy_target_arg(PyObject *o, tl_target **tmp);
  * allow_none), str as is, dict -> JSON, Target -> its JSON text. *keep owns the
  * storage (decref it). */
 int tlpy_target_spec(PyObject *o, int allow_none, const char **out, PyObject **keep);
+
+/* --------------------------------------------------------- target_detection.c */
+
+/* register_target_detector/normalizer, auto_detect_target, list_target_detectors. */
+int tlpy_target_detection_init(PyObject *m);
 
 /* ---------------------------------------------------------------------- ir.c */
 
@@ -182,6 +188,9 @@ int tlpy_component_to_c(tlpy_component which, PyObject *o, const void **out);
 /* The Python object for a C descriptor of class `which`: the one interned for it, else
  * a new wrapper (C-registered components), interned. NULL desc: None. */
 PyObject *tlpy_component_to_py(tlpy_component which, const void *desc);
+/* The CFunction that ExecutionBackendSpec.is_available defaults to (always True; a
+ * NULL is_available in C). */
+PyObject *tlpy_always_available(void);
 
 /* The maps between Python objects and C descriptors (interning.c). */
 int tlpy_interning_init(void);

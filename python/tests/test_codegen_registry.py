@@ -159,10 +159,10 @@ def test_failing_hook_stops_the_chain():
     hc.register_host_codegen_hook(
         "nvptx", tb.HostCodegenHook(uniq("after"), lambda m, h, t: ran.append(1), supports_target=model_is(model))
     )
-    with pytest.raises(ValueError) as info:
+    # The hook's exception reaches the caller unchanged, as upstream's would.
+    with pytest.raises(RuntimeError) as info:
         hc.apply_host_codegen_hooks(tb.IRModule(), "c", t)
-    assert str(info.value) == "RuntimeError: hook exploded"
-    assert isinstance(info.value.__cause__, RuntimeError)
+    assert str(info.value) == "hook exploded"
     assert ran == []
 
 
@@ -195,10 +195,13 @@ def test_lazy_python_module_import_error_propagates(tmp_path, monkeypatch):
     (tmp_path / f"{modname}.py").write_text("raise ImportError('backend needs a GPU driver')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     hc.register_lazy_host_codegen_hooks("nvptx", modname)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ImportError) as info:
         hc.apply_host_codegen_hooks(tb.IRModule(), "c", tb.Target("nvptx"))
-    assert str(info.value) == f"while importing 'python:{modname}': ImportError: backend needs a GPU driver"
-    assert isinstance(info.value.__cause__, ImportError)
+    assert str(info.value) == "backend needs a GPU driver"
+    # Where it happened is the library's message, kept as a note.
+    assert info.value.__notes__ == [
+        f"tilelang-backend: while importing 'python:{modname}': ImportError: backend needs a GPU driver"
+    ]
     (tmp_path / f"{modname}.py").write_text("LOADED = True\n")
     import importlib
 

@@ -133,22 +133,19 @@ def test_exceptions_in_callbacks_become_errors_with_their_message():
         )
     )
     ctx = tb.create_backend_context(target("vulkan", name))
+    # A Python component's exception reaches the caller unchanged (type, message), as
+    # upstream's; the library's own failures are TileLangError.
     with pytest.raises(ValueError) as info:
         ctx.lower(tb.IRModule())
-    assert str(info.value) == "pipeline refused the module"
-    assert isinstance(info.value.__cause__, ValueError)
-    assert info.value.status == "TL_EINVAL"
-    with pytest.raises(ValueError) as info:
+    assert type(info.value) is ValueError and str(info.value) == "pipeline refused the module"
+    with pytest.raises(NotImplementedError) as info:
         ctx.codegen_device(tb.IRModule())
-    assert str(info.value) == "NotImplementedError: no device code today"
-    assert info.value.status == "TL_EUNSUPPORTED"
-    with pytest.raises(ValueError) as info:
+    assert str(info.value) == "no device code today"
+    with pytest.raises(TypeError) as info:
         ctx.codegen_device(tb.IRModule(), compile_device=False)
     assert "must return an Artifact or a str, not int" in str(info.value)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ZeroDivisionError):
         tb.ffi.call_global_func(f"{name}.cb")
-    assert "ZeroDivisionError" in str(info.value)
-    assert isinstance(info.value.__cause__, ZeroDivisionError)
     assert bm.name == name
 
 
@@ -164,7 +161,7 @@ def test_pipeline_must_work_in_place():
             supports_target=lambda t: t.attrs.get("model") == name,
         )
     )
-    with pytest.raises(ValueError, match="in place"):
+    with pytest.raises(TypeError, match="in place"):
         bm.lower(tb.IRModule(), target("vulkan", name))
 
 

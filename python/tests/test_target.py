@@ -71,8 +71,11 @@ def test_parse_errors_are_value_errors_with_the_library_message(spec, needle):
 
 
 def test_wrong_types():
-    with pytest.raises(TypeError):
+    # tvm's Target raises ValueError for what is not a str or a dict, with these words.
+    with pytest.raises(ValueError, match="target has to be a string or dictionary. instead get <class 'int'>"):
         Target(42)
+    with pytest.raises(ValueError, match="target host has to be a string or dictionary."):
+        Target("c", host=42)
     with pytest.raises(TypeError):
         Target("c").has_key(1)
 

@@ -56,9 +56,10 @@ class DeviceCodegen:
         return _C.device_codegen_lower(self, mod, target, compile_device)
 
 
-def register_device_codegen(target_kind: str, codegen: DeviceCodegen, *, override: bool = False) -> None:
-    """Register a device codegen entry for a target kind."""
+def register_device_codegen(target_kind: str, codegen: DeviceCodegen, *, override: bool = False) -> DeviceCodegen:
+    """Register a device codegen entry for a target kind; returns it."""
     _C.register_component(_C.DEVICE_CODEGEN, target_kind, codegen, override)
+    return codegen
 
 
 def _import_path(import_path):

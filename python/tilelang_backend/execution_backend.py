@@ -17,7 +17,8 @@ class ExecutionBackendSpec:
     """A shared execution backend as one backend declares it.
 
     ``name`` is lowercase (requests are lowered before comparing);
-    ``is_available()`` (None: always) is asked on every resolution;
+    ``is_available()`` is asked on every resolution (the default,
+    ``_C.always_available``, is a C function that returns True, as upstream's);
     ``supports_target(target)`` (None: every target) filters by target;
     ``enable_host_codegen``: the library generates the host side;
     ``enable_device_compile``: device codegen compiles (``build``) rather than only
@@ -26,7 +27,7 @@ class ExecutionBackendSpec:
     """
 
     name: str
-    is_available: Optional[Callable[[], bool]] = None
+    is_available: Callable[[], bool] = _C.always_available
     supports_target: Optional[TargetPredicate] = None
     enable_host_codegen: bool = False
     enable_device_compile: bool = False

@@ -83,9 +83,10 @@ class HostCodegenHook:
         return _C.hook_lower(self, mod, target_host, target)
 
 
-def register_host_codegen(target_host_kind: str, codegen: HostCodegen, *, override: bool = False) -> None:
-    """Register a host codegen entry for a host target kind."""
+def register_host_codegen(target_host_kind: str, codegen: HostCodegen, *, override: bool = False) -> HostCodegen:
+    """Register a host codegen entry for a host target kind; returns it."""
     _C.register_component(_C.HOST_CODEGEN, target_host_kind, codegen, override)
+    return codegen
 
 
 def register_lazy_host_codegen(target_host_kind: str, import_path: str) -> None:
@@ -93,9 +94,10 @@ def register_lazy_host_codegen(target_host_kind: str, import_path: str) -> None:
     _C.register_lazy(_C.HOST_CODEGEN, target_host_kind, _import_path(import_path))
 
 
-def register_host_codegen_hook(target_kind: str, hook: HostCodegenHook, *, override: bool = False) -> None:
-    """Register a device-backend hook for host codegen preparation."""
+def register_host_codegen_hook(target_kind: str, hook: HostCodegenHook, *, override: bool = False) -> HostCodegenHook:
+    """Register a device-backend hook for host codegen preparation; returns it."""
     _C.register_component(_C.HOST_CODEGEN_HOOK, target_kind, hook, override)
+    return hook
 
 
 def register_lazy_host_codegen_hooks(target_kind: str, import_path: str) -> None:

@@ -8,17 +8,20 @@ library's message, upstream's wording.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Optional, Union
 
 from . import _C
+from ._C import TileLangError
 from .device_codegen import DeviceCodegen
 from .execution_backend import ExecutionBackendSpec
 from .host_codegen import HostCodegen, HostCodegenHook
 from .ir import Artifact, IRModule
 from .pass_pipeline import PassPipeline
-from .target import Target
+from .target import Target, check_target_input, reraise_unsupported
 
 BackendCallback = Callable[..., Any]
 TargetPredicate = Callable[[Target], bool]
@@ -56,6 +59,21 @@ class BackendModule:
     callbacks: Mapping[str, BackendCallback] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # As upstream: the mappings become read-only copies and the sequences tuples,
+        # so a registered backend cannot be changed behind the registry's back.
+        freeze = object.__setattr__
+        for name in ("target_kinds", "execution_backends"):
+            value = getattr(self, name)
+            if isinstance(value, list):
+                freeze(self, name, tuple(value))
+        for name in ("pipelines", "device_codegens", "host_codegens", "callbacks"):
+            value = getattr(self, name)
+            if isinstance(value, Mapping):
+                freeze(self, name, MappingProxyType(dict(value)))
+        hooks = self.host_codegen_hooks
+        if isinstance(hooks, Mapping):
+            freeze(self, "host_codegen_hooks", MappingProxyType(
+                {kind: tuple(v) if isinstance(v, (list, tuple)) else v for kind, v in hooks.items()}))
         _C.backend_module_init(self)
 
     def matches(self, target: TargetLike) -> bool:
@@ -95,8 +113,15 @@ class BackendModule:
         return _C.module_allowed_execution_backends(self, target, include_unavailable)
 
     def resolve_execution_backend(self, requested: Optional[str], target: TargetLike) -> ExecutionBackendSpec:
-        """Resolve an execution backend policy for the target."""
-        return _C.module_resolve_execution_backend(self, requested, target)
+        """Resolve an execution backend policy for the target (a request that is not
+        a str is compared as its str, as upstream)."""
+        if requested is not None and not isinstance(requested, str):
+            requested = str(requested)
+        try:
+            return _C.module_resolve_execution_backend(self, requested, target)
+        except TileLangError as err:
+            name_upstream_execution_backend(err, requested, self, target)
+            raise
 
 
 @dataclass(frozen=True)
@@ -161,4 +186,57 @@ def create_backend_context(
     execution_backend: Optional[str] = "auto",
 ) -> BackendContext:
     """Resolve user inputs into the immutable context for one compilation."""
-    return _C.create_backend_context(target, target_host, execution_backend)
+    if not (isinstance(target, str) and target == "auto"):
+        check_target_input(target)
+    if execution_backend is not None and not isinstance(execution_backend, str):
+        execution_backend = str(execution_backend)
+    try:
+        return _C.create_backend_context(target, target_host, execution_backend)
+    except TileLangError as err:
+        reraise_unsupported(target, err)
+        name_upstream_execution_backend(err, execution_backend, None, target)
+        raise
+
+
+# Upstream TileLang's execution backends, which this library does not have, and
+# what each one is there: the error for one names ours and the closest.
+UPSTREAM_EXECUTION_BACKENDS = {
+    "tvm_ffi": "TVM FFI's compiled host wrapper",
+    "cython": "a Cython-compiled host wrapper",
+    "torch": "PyTorch's Metal (MPS) runtime",
+    "cutedsl": "NVIDIA CuTe DSL",
+}
+
+
+def name_upstream_execution_backend(
+    err: TileLangError, requested: Optional[str], module: Optional[BackendModule], target: TargetLike
+) -> None:
+    """Raises a TileLangError that names this library's execution backends and the
+    closest equivalent (the one 'auto' prefers) when `err` is the library's "Invalid
+    execution backend" for one of upstream's names (asked for, or set in
+    TILELANG_EXECUTION_BACKEND)."""
+    message = str(err)
+    if not message.startswith("Invalid execution backend"):
+        return
+    name = requested if requested is not None else os.environ.get("TILELANG_EXECUTION_BACKEND")
+    name = (name or "").strip().lower()
+    if name not in UPSTREAM_EXECUTION_BACKENDS:
+        return
+    try:
+        resolved = _C.determine_target(target)
+        if module is None:
+            module = next(m for m in list_backends().values() if m.matches(resolved))
+        ours = module.allowed_execution_backends(resolved)
+        available = module.allowed_execution_backends(resolved, include_unavailable=False)
+    except Exception:  # the original error stands
+        return
+    if not ours:
+        return
+    closest = (available or ours)[0]
+    new = TileLangError(
+        f"{message}\n'{name}' is an execution backend of upstream TileLang ({UPSTREAM_EXECUTION_BACKENDS[name]}); "
+        f"tilelang-backend's for this target are {', '.join(ours)}, and the closest equivalent is "
+        f"'{closest}' (what execution_backend='auto' picks)."
+    )
+    new.status = err.status
+    raise new from None
