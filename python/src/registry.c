@@ -26,14 +26,29 @@ static PyObject *register_backend(PyObject *self, PyObject *bm) {
   return tlpy_manifest_py(out);
 }
 
+/* Registered backends are never removed or replaced, so a name found once names the
+ * same manifest (and so the same BackendModule) for the life of the process: lookups
+ * of known names and listings of an unchanged registry need no library call beyond
+ * its count. */
+static PyObject *g_found;        /* name -> BackendModule, every name get_backend found */
+static PyObject *g_listed;       /* the last list_backends result, or NULL */
+static size_t g_listed_count;    /* how many backends the library had then */
+
 static PyObject *get_backend(PyObject *self, PyObject *name_o) {
+  if (PyUnicode_CheckExact(name_o)) {
+    PyObject *known = PyDict_GetItemWithError(g_found, name_o);
+    if (known) return Py_NewRef(known);
+    if (PyErr_Occurred()) return NULL;
+  }
   const char *name;
   if (tlpy_str_arg(name_o, "name", 1, &name) < 0) return NULL;
   const tl_backend_module *m = NULL;
   tl_status s;
   TLPY_NOGIL(s = tl_get_backend(name ? name : "", &m));
   if (s != TL_OK) return tlpy_raise(s);
-  return tlpy_manifest_py(m);
+  PyObject *bm = tlpy_manifest_py(m);
+  if (bm && PyUnicode_CheckExact(name_o) && PyDict_SetItem(g_found, name_o, bm) < 0) Py_CLEAR(bm);
+  return bm;
 }
 
 static PyObject *list_backends(PyObject *self, PyObject *unused) {
@@ -41,6 +56,7 @@ static PyObject *list_backends(PyObject *self, PyObject *unused) {
   const tl_backend_module *stack[32], **ms = stack;
   TLPY_NOGIL(n = tl_list_backends(stack, 32));
   if (n == 0 && *tl_last_error()) return tlpy_raise(TL_EUNAVAILABLE);
+  if (g_listed && n == g_listed_count) return PyDict_Copy(g_listed);
   if (n > 32) {
     ms = PyMem_Malloc(n * sizeof *ms);
     if (!ms) return PyErr_NoMemory();
@@ -55,7 +71,10 @@ static PyObject *list_backends(PyObject *self, PyObject *unused) {
     Py_XDECREF(bm);
   }
   if (ms != stack) PyMem_Free(ms);
-  return d;
+  if (!d) return NULL;
+  Py_XSETREF(g_listed, d);
+  g_listed_count = n;
+  return PyDict_Copy(d);
 }
 
 /* Parses (bm, target[, ...]) into the manifest and a borrowed target. */
@@ -467,8 +486,10 @@ static PyObject *list_global_funcs(PyObject *self, PyObject *unused) {
 
 PyMethodDef tlpy_registry_methods[] = {
     {"register_backend", register_backend, METH_O, NULL},
-    {"get_backend", get_backend, METH_O, NULL},
-    {"list_backends", list_backends, METH_NOARGS, NULL},
+    {"get_backend", get_backend, METH_O,
+     "get_backend(name)\n--\n\nReturn a registered backend module by name (the same object each time)."},
+    {"list_backends", list_backends, METH_NOARGS,
+     "list_backends()\n--\n\nReturn a copy of the registered backend modules, in registration order."},
     {"module_matches", module_matches, METH_VARARGS, NULL},
     {"module_get", module_get, METH_VARARGS, NULL},
     {"module_lower", module_lower, METH_VARARGS, NULL},
@@ -505,7 +526,8 @@ static tl_status import_python_module(const char *name, void *user_data) {
 int tlpy_registry_init(PyObject *m);
 int tlpy_registry_init(PyObject *m) {
   g_names = PyDict_New();
-  if (!g_names) return -1;
+  g_found = PyDict_New();
+  if (!g_names || !g_found) return -1;
   tl_status s = tl_register_import_scheme("python", import_python_module, NULL, true);
   if (s != TL_OK) return tlpy_raise_int(s);
   return PyModule_AddFunctions(m, tlpy_registry_methods);

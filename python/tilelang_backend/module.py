@@ -170,14 +170,10 @@ def register_backend(backend: BackendModule) -> BackendModule:
     return _C.register_backend(backend)
 
 
-def get_backend(name: str) -> BackendModule:
-    """Return a registered backend module by name (the same object each time)."""
-    return _C.get_backend(name)
-
-
-def list_backends() -> dict[str, BackendModule]:
-    """Return a copy of the registered backend modules, in registration order."""
-    return _C.list_backends()
+# get_backend(name) and list_backends() are the extension's functions themselves (no
+# Python frame on the way: they are called on every resolution in upstream code).
+get_backend = _C.get_backend
+list_backends = _C.list_backends
 
 
 def create_backend_context(
