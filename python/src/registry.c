@@ -5,6 +5,8 @@
 
 #include "tlpy.h"
 
+#include "tilelang/backend_registry.h"
+
 #include <string.h>
 
 /* ------------------------------------------------------------ manifests */
@@ -27,12 +29,12 @@ static PyObject *register_backend(PyObject *self, PyObject *bm) {
 }
 
 /* Registered backends are never removed or replaced, so a name found once names the
- * same manifest (and so the same BackendModule) for the life of the process: lookups
- * of known names and listings of an unchanged registry need no library call beyond
- * its count. */
-static PyObject *g_found;        /* name -> BackendModule, every name get_backend found */
-static PyObject *g_listed;       /* the last list_backends result, or NULL */
-static size_t g_listed_count;    /* how many backends the library had then */
+ * same manifest (and so the same BackendModule) for the life of the process, and a
+ * listing stands while the registry's generation does: neither needs a library call
+ * then (tl_backend_registry_generation is one atomic load). */
+static PyObject *g_found;          /* name -> BackendModule, every name get_backend found */
+static PyObject *g_listed;         /* the last list_backends result, or NULL */
+static uint64_t g_listed_generation; /* the registry's generation before it was made */
 
 static PyObject *get_backend(PyObject *self, PyObject *name_o) {
   if (PyUnicode_CheckExact(name_o)) {
@@ -52,11 +54,12 @@ static PyObject *get_backend(PyObject *self, PyObject *name_o) {
 }
 
 static PyObject *list_backends(PyObject *self, PyObject *unused) {
+  uint64_t generation = tl_backend_registry_generation();
+  if (g_listed && generation == g_listed_generation) return PyDict_Copy(g_listed);
   size_t n;
   const tl_backend_module *stack[32], **ms = stack;
   TLPY_NOGIL(n = tl_list_backends(stack, 32));
   if (n == 0 && *tl_last_error()) return tlpy_raise(TL_EUNAVAILABLE);
-  if (g_listed && n == g_listed_count) return PyDict_Copy(g_listed);
   if (n > 32) {
     ms = PyMem_Malloc(n * sizeof *ms);
     if (!ms) return PyErr_NoMemory();
@@ -73,7 +76,7 @@ static PyObject *list_backends(PyObject *self, PyObject *unused) {
   if (ms != stack) PyMem_Free(ms);
   if (!d) return NULL;
   Py_XSETREF(g_listed, d);
-  g_listed_count = n;
+  g_listed_generation = generation; /* a registration meanwhile makes the next call list again */
   return PyDict_Copy(d);
 }
 

@@ -15,7 +15,7 @@ import pytest
 import tilelang_backend as tvm
 from tilelang_backend import BackendContext, create_backend_context, get_backend, list_backends, register_backend
 
-LLVM_NOT_YET = "the llvm kind is not the cpu backend's yet (issue 19, section 2, item 11)"
+LLVM_NOT_YET = "docs/python.md, differences: the llvm kind is not the cpu backend's (yet)"
 DIFFERENT_BACKENDS = pytest.mark.xfail(
     strict=True,
     reason="docs/python.md, differences: this library's backends and execution backends "

@@ -185,3 +185,25 @@ def test_other_invalid_execution_backends_keep_the_librarys_message():
         tb.create_backend_context("c", None, "nope")
     assert "upstream" not in str(info.value)
     assert os.environ.get("TILELANG_EXECUTION_BACKEND") is None
+
+
+def test_a_lazily_loaded_backend_is_found_by_name_in_a_fresh_process():
+    # opencl is registered lazily (a plugin): get_backend finds it before anything
+    # listed the backends or made a context for its kind.
+    import subprocess
+    import sys
+
+    code = "import tilelang_backend as tb; print(tb.get_backend('opencl').name, 'opencl' in tb.list_backends())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["opencl", "True"]
+
+
+def test_list_backends_sees_a_registration_made_after_it_listed():
+    before = tb.list_backends()
+    bm = tb.register_backend(make_backend(uniq("later")))
+    after = tb.list_backends()
+    assert bm.name not in before and after[bm.name] is bm
+    assert list(after)[: len(before)] == list(before)
+    after.clear()
+    assert tb.list_backends()[bm.name] is bm  # a copy each time

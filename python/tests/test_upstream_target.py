@@ -120,7 +120,9 @@ def test_backend_module_resolves_execution_policy():
     assert cpu.resolve_execution_backend("auto", Target("llvm")).name == "tvm_ffi"
 
 
-LLVM_NOT_YET = pytest.mark.xfail(strict=True, reason="the llvm kind is not the cpu backend's yet (issue 19, item 11)")
+LLVM_NOT_YET = pytest.mark.xfail(
+    strict=True, reason="docs/python.md, differences: the llvm kind is not the cpu backend's (yet)"
+)
 
 
 @LLVM_NOT_YET

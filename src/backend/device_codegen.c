@@ -1,5 +1,6 @@
 /* DeviceCodegen and the device codegen registry (upstream device_codegen.py). */
 #include "backend/codegen_registries.h"
+#include "backend/registry.h"
 
 #include "base/error.h"
 #include "base/init.h"
@@ -72,7 +73,9 @@ tl_status tl_register_device_codegen(const char *target_kind, const tl_device_co
 
 tl_status tl_register_lazy_device_codegen(const char *target_kind, const char *import_path) {
   TL__TRY(tl__ensure_builtins());
-  return tl__component_set_lazy(&tl__device_codegens, target_kind, import_path);
+  TL__TRY(tl__component_set_lazy(&tl__device_codegens, target_kind, import_path));
+  tl__backend_registry_changed(); /* its import may register a backend */
+  return TL_OK;
 }
 
 size_t tl_allowed_device_codegens_for_target(const tl_target *target, const char **names, size_t cap) {

@@ -6,6 +6,7 @@
 #include "backend/registry.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,10 +19,18 @@
 #include "base/map.h"
 #include "base/vec.h"
 #include "ffi/global_func.h"
+#include "tilelang/backend_registry.h"
 
 static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_INITIALIZER;
 static tl__map g_by_name = TL__MAP_INIT; /* name -> const tl_backend_module*, registration order */
 static tl__map g_by_kind = TL__MAP_INIT; /* kind -> tl__vec* of const tl_backend_module* */
+/* Changes whenever the set of backends may have changed: a registration, or a lazy
+ * registration whose import may register one (tl_backend_registry_generation). */
+static atomic_uint_fast64_t g_generation;
+
+void tl__backend_registry_changed(void) { atomic_fetch_add(&g_generation, 1); }
+
+uint64_t tl_backend_registry_generation(void) { return (uint64_t)atomic_load(&g_generation); }
 
 /* -------------------------------------------------------------- registration */
 
@@ -154,6 +163,7 @@ tl_status tl_register_backend(const tl_backend_module *m, const tl_backend_modul
   memset(&p, 0, sizeof p);
   tl_status s = register_locked(m, &p);
   if (s != TL_OK) undo(m, &p);
+  else tl__backend_registry_changed();
   pthread_rwlock_unlock(&g_lock);
   if (s == TL_OK && out) *out = m;
   return s;
@@ -186,6 +196,16 @@ tl_status tl_get_backend(const char *name, const tl_backend_module **out) {
   if (!name) return tl__error(TL_EINVAL, "backend name must not be NULL");
   pthread_rwlock_rdlock(&g_lock);
   const tl_backend_module *m = tl__map_find(&g_by_name, name);
+  if (!m) {
+    /* A backend registered lazily (a device codegen's import path, such as the
+     * opencl plugin's) is found as list_backends lists it: its plugin is imported
+     * first. Only a miss pays for that. */
+    pthread_rwlock_unlock(&g_lock);
+    (void)tl__component_load_all(&tl__device_codegens);
+    tl__error_clear();
+    pthread_rwlock_rdlock(&g_lock);
+    m = tl__map_find(&g_by_name, name);
+  }
   if (m) {
     pthread_rwlock_unlock(&g_lock);
     if (out) *out = m;
