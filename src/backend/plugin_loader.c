@@ -3,6 +3,7 @@
  * One mutex guards the table of import paths; it is never held while a library is
  * opened or an init function runs, so an init function may use every registry. */
 #include "backend/plugin_loader.h"
+#include "backend/plugin_trust.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -165,27 +166,23 @@ static tl_status load_library(const char *import_path, tl_plugin_init_fn *init) 
   char *lib = NULL;
   const char *symbol = NULL;
   TL__TRY(split_path(import_path, &lib, &symbol));
-  tl_status s = TL_OK;
-  dlerror();
-  void *handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *why = dlerror();
-    s = tl__error(TL_EUNAVAILABLE, "Cannot load plugin '%s': %s", import_path, why ? why : "dlopen failed");
+  void *handle = NULL;
+  tl_status s = tl__plugin_dlopen(lib, &handle);
+  if (s != TL_OK) {
+    s = tl__error_context(s == TL_ENOMEM ? s : TL_EUNAVAILABLE, "Cannot load plugin '%s': ", import_path);
     goto out;
   }
-  dlerror();
-  const uint32_t *abi = dlsym(handle, TL_PLUGIN_ABI_SYMBOL);
-  if (!abi) {
-    const char *why = dlerror();
-    s = tl__error(TL_EUNAVAILABLE, "Cannot load plugin '%s': it does not export '%s' (%s)", import_path,
-                  TL_PLUGIN_ABI_SYMBOL, why ? why : "symbol is NULL");
+  uint32_t abi = 0;
+  s = tl__plugin_abi_word(handle, &abi);
+  if (s != TL_OK) {
+    s = tl__error_context(s, "Cannot load plugin '%s': ", import_path);
     dlclose(handle);
     goto out;
   }
-  if ((*abi >> 16) != TL_PLUGIN_ABI_MAJOR) {
+  if ((abi >> 16) != TL_PLUGIN_ABI_MAJOR) {
     s = tl__error(TL_EUNAVAILABLE,
                   "Cannot load plugin '%s': it was built for plugin ABI %u.%u; this library provides ABI %u.%u",
-                  import_path, (unsigned)(*abi >> 16), (unsigned)(*abi & 0xffffu), (unsigned)TL_PLUGIN_ABI_MAJOR,
+                  import_path, (unsigned)(abi >> 16), (unsigned)(abi & 0xffffu), (unsigned)TL_PLUGIN_ABI_MAJOR,
                   (unsigned)TL_PLUGIN_ABI_MINOR);
     dlclose(handle);
     goto out;

@@ -50,16 +50,16 @@ tl_status tl__plugin_default_path(const char *env, const char *file, char *buf, 
   if (slash) *slash = '\0';
   size_t n = strlen(build_root);
   bool in_build = self_dir[0] && n && strncmp(self_dir, build_root, n) == 0 && (self_dir[n] == '/' || !self_dir[n]);
-  const char *first = in_build ? TL_BUILD_LIBDIR : TL_INSTALL_LIBDIR;
-  const char *second = in_build ? TL_INSTALL_LIBDIR : TL_BUILD_LIBDIR;
+  /* An installed library never looks into the build tree it came from: that tree
+   * may be gone, or writable by others, long after the installation. */
   char *candidates[4] = {NULL, NULL, NULL, NULL};
   size_t k = 0;
   if (self_dir[0]) {
     candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", self_dir, file);
     candidates[k++] = tl__format("%s/../lib/" PLUGIN_SUBDIR "/%s", self_dir, file);
   }
-  candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", first, file);
-  candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", second, file);
+  if (in_build) candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", TL_BUILD_LIBDIR, file);
+  candidates[k++] = tl__format("%s/" PLUGIN_SUBDIR "/%s", TL_INSTALL_LIBDIR, file);
   tl_status s = TL_OK;
   const char *pick = NULL;
   for (size_t i = 0; i < k; i++)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,8 +23,12 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "base/files.h"
+#include "base/json.h"
 #include "base/hash.h"
 #include "base/str.h"
+#include "base/dl_fd.h"
+#include "base/trust.h"
+#include "engine/cache_fs.h"
 
 #define META_FILE "meta.json"
 #define META_FORMAT 1
@@ -42,13 +47,23 @@ static char *platform_dir(void) {
   return tl__format("%s-%s", sys, u.machine);
 }
 
+static void close_fd(int *fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
 void tl__disk_ns_free(tl__disk_ns *ns) {
   if (!ns) return;
   tl__free(ns->root);
   tl__free(ns->dir);
   tl__free(ns->kernels);
   tl__free(ns->staging);
+  close_fd(&ns->root_fd);
+  close_fd(&ns->dir_fd);
+  close_fd(&ns->kernels_fd);
+  close_fd(&ns->staging_fd);
   memset(ns, 0, sizeof *ns);
+  ns->root_fd = ns->dir_fd = ns->kernels_fd = ns->staging_fd = -1;
 }
 
 /* Namespaces whose staging area this process has already swept (a small ring:
@@ -74,9 +89,13 @@ static bool first_sweep(const char *dir) {
 }
 
 /* Removes staging directories left behind by crashed builds (older than an hour). */
-static void sweep_staging(const char *staging) {
-  DIR *d = opendir(staging);
-  if (!d) return;
+static void sweep_staging(const tl__disk_ns *ns) {
+  int fd = fcntl(ns->staging_fd, F_DUPFD_CLOEXEC, 0);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return;
+  }
   time_t now = time(NULL);
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
@@ -84,34 +103,65 @@ static void sweep_staging(const char *staging) {
     struct stat st;
     if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (now - st.st_mtime < STALE_STAGING_SECONDS) continue;
-    char *p = tl__path_join(staging, de->d_name);
-    if (p) (void)tl__remove_tree(p);
-    tl__free(p);
+    (void)tl__cfs_remove_tree(dirfd(d), de->d_name, ns->staging);
   }
   closedir(d);
+  tl__error_clear();
 }
 
-/* Checks each directory from the root down; the root itself may be a link. */
-static tl_status check_chain(const tl__disk_ns *ns, const char *ver) {
-  char why[512];
-  if (!tl__dir_is_private(ns->root, true, why, sizeof why))
-    return tl__error(TL_EUNAVAILABLE, "kernel cache directory %s", why);
-  const char *below[] = {ver, ns->dir, ns->kernels, ns->staging};
-  for (size_t i = 0; i < sizeof below / sizeof *below; i++)
-    if (!tl__dir_is_private(below[i], false, why, sizeof why))
-      return tl__error(TL_EUNAVAILABLE, "kernel cache directory %s", why);
+/* Opens directory `name` below `parent` (creating it when missing and `create`),
+ * checked as private. *created_ro: creating it failed because the file system or
+ * the directory cannot be written. */
+static tl_status open_below(int parent, const char *name, const char *path, bool create, int *fd, bool *cannot_write) {
+  tl_status s = tl__trust_openat(parent, name, true, TL__TRUST_PRIVATE, path, fd);
+  if (s != TL_ENOTFOUND || !create) return s;
+  if (mkdirat(parent, name, 0700) != 0 && errno != EEXIST) {
+    int e = errno;
+    if (e == EROFS || e == EACCES || e == EPERM || e == ENOSPC || e == EDQUOT) *cannot_write = true;
+    return tl__error(TL_EUNAVAILABLE, "cannot create kernel cache directory '%s': %s", path, strerror(e));
+  }
+  return tl__trust_openat(parent, name, true, TL__TRUST_PRIVATE, path, fd);
+}
+
+/* The root, opened by the trusted walk (created first when missing). */
+static tl_status open_root(tl__disk_ns *ns) {
+  tl_status s = tl__trust_open(ns->root, true, TL__TRUST_PRIVATE, &ns->root_fd);
+  if (s == TL_ENOTFOUND) {
+    s = tl__mkdirs_private(ns->root);
+    if (s == TL_OK) s = tl__trust_open(ns->root, true, TL__TRUST_PRIVATE, &ns->root_fd);
+  }
+  if (s == TL_ENOMEM) return s;
+  if (s != TL_OK) return tl__error(TL_EUNAVAILABLE, "kernel cache directory %s", tl_last_error());
   return TL_OK;
 }
 
-/* mkdir that tolerates an existing entry (checked afterwards by check_chain). */
-static tl_status make_dir(const char *p) {
-  if (mkdir(p, 0700) != 0 && errno != EEXIST)
-    return tl__error(TL_EUNAVAILABLE, "cannot create kernel cache directory '%s': %s", p, strerror(errno));
+/* Opens every directory of the namespace from the root down. */
+static tl_status open_chain(tl__disk_ns *ns, const char *plat, const char *ver) {
+  TL__TRY(open_root(ns));
+  bool cannot_write = false;
+  tl_status s = open_below(ns->root_fd, tl_version(), ver, true, &ns->dir_fd, &cannot_write);
+  int ver_fd = ns->dir_fd;
+  ns->dir_fd = -1;
+  if (s == TL_OK) s = open_below(ver_fd, plat, ns->dir, true, &ns->dir_fd, &cannot_write);
+  if (ver_fd >= 0) close(ver_fd);
+  if (s == TL_OK) s = open_below(ns->dir_fd, "kernels", ns->kernels, true, &ns->kernels_fd, &cannot_write);
+  if (s == TL_OK) {
+    s = open_below(ns->dir_fd, ".staging", ns->staging, true, &ns->staging_fd, &cannot_write);
+    if (s == TL_EUNAVAILABLE && cannot_write) s = TL_OK; /* read-only: lookups only */
+  }
+  if (s == TL_ENOMEM) return s;
+  if (s != TL_OK) return tl__error(TL_EUNAVAILABLE, "kernel cache directory %s", tl_last_error());
+  ns->writable = ns->staging_fd >= 0 && faccessat(ns->staging_fd, ".", W_OK, AT_EACCESS) == 0 &&
+                 faccessat(ns->kernels_fd, ".", W_OK, AT_EACCESS) == 0;
+  struct statvfs fs;
+  if (ns->writable && fstatvfs(ns->kernels_fd, &fs) == 0 && (fs.f_flag & ST_RDONLY)) ns->writable = false;
+  tl__error_clear();
   return TL_OK;
 }
 
 tl_status tl__disk_ns_open(const char *root, tl__disk_ns *out) {
   memset(out, 0, sizeof *out);
+  out->root_fd = out->dir_fd = out->kernels_fd = out->staging_fd = -1;
   char *plat = platform_dir(), *ver = NULL;
   tl_status s = plat ? TL_OK : tl__oom();
   if (s == TL_OK) s = root && *root ? ((out->root = tl__strdup(root)) ? TL_OK : tl__oom()) : tl__env_cache_root(&out->root);
@@ -119,17 +169,8 @@ tl_status tl__disk_ns_open(const char *root, tl__disk_ns *out) {
   if (s == TL_OK && !(out->dir = tl__path_join(ver, plat))) s = tl__oom();
   if (s == TL_OK && !(out->kernels = tl__path_join(out->dir, "kernels"))) s = tl__oom();
   if (s == TL_OK && !(out->staging = tl__path_join(out->dir, ".staging"))) s = tl__oom();
-  if (s == TL_OK && check_chain(out, ver) != TL_OK) {
-    /* Something is missing (or unsafe): create what is missing, then check again. */
-    s = tl__mkdirs_private(out->root);
-    if (s == TL_EIO) s = tl__error(TL_EUNAVAILABLE, "%s", tl_last_error());
-    if (s == TL_OK) s = make_dir(ver);
-    if (s == TL_OK) s = make_dir(out->dir);
-    if (s == TL_OK) s = make_dir(out->kernels);
-    if (s == TL_OK) s = make_dir(out->staging);
-    if (s == TL_OK) s = check_chain(out, ver);
-  }
-  if (s == TL_OK && first_sweep(out->dir)) sweep_staging(out->staging);
+  if (s == TL_OK) s = open_chain(out, plat, ver);
+  if (s == TL_OK && out->writable && first_sweep(out->dir)) sweep_staging(out);
   tl__free(plat);
   tl__free(ver);
   if (s != TL_OK) tl__disk_ns_free(out);
@@ -143,6 +184,21 @@ void tl__disk_warn_once(const char *why) {
   fprintf(stderr,
           "tilelang: warning: %s; the kernel cache is not used there: kernels are built in private "
           "temporary directories instead\n",
+          why);
+}
+
+static atomic_flag g_warned_ro = ATOMIC_FLAG_INIT;
+
+void tl__disk_test_rearm_warnings(void) {
+  atomic_flag_clear(&g_warned);
+  atomic_flag_clear(&g_warned_ro);
+}
+
+void tl__disk_warn_readonly_once(const char *why) {
+  if (atomic_flag_test_and_set(&g_warned_ro)) return;
+  fprintf(stderr,
+          "tilelang: warning: %s; kernels it holds are used, new ones are built in private temporary "
+          "directories\n",
           why);
 }
 
@@ -195,8 +251,9 @@ static const char *jstr(json_t *obj, const char *key) { return json_string_value
 typedef enum { V_OK, V_DAMAGED, V_UNSAFE, V_NOMEM } vresult;
 
 typedef struct validate_ctx {
-  const char *dir;
-  char *damage; /* reason buffer */
+  int dfd;          /* the entry's directory, as opened */
+  const char *dir;  /* its path (messages) */
+  char *damage;     /* reason buffer */
   size_t cap;
 } validate_ctx;
 
@@ -211,45 +268,59 @@ static vresult damaged(validate_ctx *v, const char *fmt, ...) {
   return V_DAMAGED;
 }
 
-/* Checks one file of the entry against its record {size, xxh3_128}; on success
- * *content (if non-NULL) keeps the bytes. */
-static vresult check_file(validate_ctx *v, const char *name, json_t *rec, char **content) {
-  if (strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-    return damaged(v, "meta.json names a file outside the entry ('%s')", name);
+/* Opens file `name` of the entry, checked as a private regular file of the user. */
+static vresult open_file(validate_ctx *v, const char *name, int *fd, struct stat *st) {
+  *fd = -1;
   char *path = tl__path_join(v->dir, name);
   if (!path) return V_NOMEM;
-  struct stat st;
+  tl_status s = tl__trust_openat(v->dfd, name, false, TL__TRUST_PRIVATE, path, fd);
   vresult r = V_OK;
-  if (lstat(path, &st) != 0) {
-    r = damaged(v, "file '%s' is missing", name);
-  } else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-    tl__error(TL_EUNAVAILABLE, "kernel cache file '%s' is not a private regular file of the current user", path);
-    r = V_UNSAFE;
-  } else {
-    json_t *size = json_object_get(rec, "size");
-    const char *want = jstr(rec, "xxh3_128");
-    if (!json_is_integer(size) || !want) {
-      r = damaged(v, "meta.json has no size or hash for '%s'", name);
-    } else if ((long long)st.st_size != json_integer_value(size)) {
-      r = damaged(v, "file '%s' has the wrong size", name);
-    } else {
-      char *buf = NULL;
-      size_t len = 0;
-      tl_status s = tl__file_read_no_link(path, true, &buf, &len);
-      if (s == TL_ENOMEM) {
-        r = V_NOMEM;
-      } else if (s != TL_OK) {
-        r = damaged(v, "file '%s' cannot be read", name);
-      } else {
-        char got[33];
-        hash_hex(buf, len, got);
-        if (strcmp(got, want) != 0) r = damaged(v, "file '%s' fails its checksum", name);
-        else if (content) *content = buf, buf = NULL;
-      }
-      tl__free(buf);
-    }
-  }
+  if (s == TL_ENOMEM) r = V_NOMEM;
+  else if (s == TL_ENOTFOUND) r = damaged(v, "file '%s' is missing", name);
+  else if (s == TL_EUNAVAILABLE) r = (tl__error(TL_EUNAVAILABLE, "kernel cache file %s", tl_last_error()), V_UNSAFE);
+  else if (s != TL_OK) r = damaged(v, "file '%s' cannot be opened", name);
+  else if (fstat(*fd, st) != 0) r = damaged(v, "file '%s' cannot be examined", name);
   tl__free(path);
+  if (r != V_OK && *fd >= 0) {
+    close(*fd);
+    *fd = -1;
+  }
+  return r;
+}
+
+/* Checks one file of the entry against its record {size, xxh3_128}, through the
+ * descriptor it was opened as. On success *content (if non-NULL) keeps the bytes
+ * and *keep (if non-NULL) the descriptor. */
+static vresult check_file(validate_ctx *v, const char *name, json_t *rec, char **content, int *keep) {
+  if (strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    return damaged(v, "meta.json names a file outside the entry ('%s')", name);
+  int fd;
+  struct stat st;
+  vresult r = open_file(v, name, &fd, &st);
+  if (r != V_OK) return r;
+  json_t *size = json_object_get(rec, "size");
+  const char *want = jstr(rec, "xxh3_128");
+  if (!json_is_integer(size) || !want) {
+    r = damaged(v, "meta.json has no size or hash for '%s'", name);
+  } else if ((long long)st.st_size != json_integer_value(size)) {
+    r = damaged(v, "file '%s' has the wrong size", name);
+  } else {
+    char *buf = NULL;
+    tl_status s = tl__cfs_read_fd(fd, (size_t)st.st_size, name, &buf);
+    if (s == TL_ENOMEM) {
+      r = V_NOMEM;
+    } else if (s != TL_OK) {
+      r = damaged(v, "file '%s' cannot be read", name);
+    } else {
+      char got[33];
+      hash_hex(buf, (size_t)st.st_size, got);
+      if (strcmp(got, want) != 0) r = damaged(v, "file '%s' fails its checksum", name);
+      else if (content) *content = buf, buf = NULL;
+    }
+    tl__free(buf);
+  }
+  if (r == V_OK && keep) *keep = fd;
+  else close(fd);
   return r;
 }
 
@@ -269,34 +340,35 @@ static vresult load_source(validate_ctx *v, json_t *meta, const char *role, char
   if (!file || !fmt) return damaged(v, "meta.json's %s source has no file or format", role);
   json_t *rec = json_object_get(json_object_get(meta, "files"), file);
   if (!rec) return damaged(v, "meta.json does not record the source file '%s'", file);
-  vresult r = check_file(v, file, rec, source);
+  vresult r = check_file(v, file, rec, source, NULL);
   if (r == V_OK && !(*format = tl__strdup(fmt))) r = V_NOMEM;
   return r;
 }
 
-/* Validates the entry in v->dir and fills *e. */
-static vresult validate(validate_ctx *v, const char *key, const char *const *impl_files, tl__cache_entry *e) {
-  char *path = tl__path_join(v->dir, META_FILE);
-  if (!path) return V_NOMEM;
+/* Reads and parses meta.json. */
+static vresult read_meta(validate_ctx *v, json_t **meta) {
+  *meta = NULL;
+  int fd;
   struct stat st;
-  if (lstat(path, &st) != 0) {
-    tl__free(path);
-    return damaged(v, META_FILE " is missing");
-  }
+  vresult r = open_file(v, META_FILE, &fd, &st);
+  if (r != V_OK) return r == V_DAMAGED ? damaged(v, META_FILE " is missing") : r;
   char *text = NULL;
-  tl_status s = tl__file_read_no_link(path, true, &text, NULL);
-  if (s != TL_OK) {
-    vresult r = s == TL_ENOMEM ? V_NOMEM : V_UNSAFE;
-    if (r == V_UNSAFE) tl__error(TL_EUNAVAILABLE, "kernel cache file '%s' is not a private regular file", path);
-    tl__free(path);
-    return r;
-  }
-  tl__free(path);
+  tl_status s = tl__cfs_read_fd(fd, (size_t)st.st_size, META_FILE, &text);
+  close(fd);
+  if (s != TL_OK) return s == TL_ENOMEM ? V_NOMEM : damaged(v, META_FILE " cannot be read");
   json_error_t jerr;
-  json_t *meta = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+  bool oom = false;
+  *meta = tl__json_loads(text, JSON_REJECT_DUPLICATES, &jerr, &oom);
   tl__free(text);
-  if (!meta) return json_error_code(&jerr) == json_error_out_of_memory ? V_NOMEM : damaged(v, "meta.json does not parse");
-  vresult r = V_OK;
+  if (!*meta) return oom ? V_NOMEM : damaged(v, "meta.json does not parse");
+  return V_OK;
+}
+
+/* Validates the entry open as v->dfd and fills *e; fds[i] gets impl_files[i] open. */
+static vresult validate(validate_ctx *v, const char *key, const char *const *impl_files, tl__cache_entry *e, int *fds) {
+  json_t *meta = NULL;
+  vresult r = read_meta(v, &meta);
+  if (r != V_OK) return r;
   char sum[33];
   json_t *files = json_object_get(meta, "files");
   json_t *format = json_object_get(meta, "format");
@@ -313,7 +385,8 @@ static vresult validate(validate_ctx *v, const char *key, const char *const *imp
   /* Every implementation file must be recorded and intact. */
   for (size_t i = 0; r == V_OK && impl_files && impl_files[i]; i++) {
     json_t *rec = json_object_get(files, impl_files[i]);
-    r = rec ? check_file(v, impl_files[i], rec, NULL) : damaged(v, "meta.json does not record '%s'", impl_files[i]);
+    r = rec ? check_file(v, impl_files[i], rec, NULL, &fds[i])
+            : damaged(v, "meta.json does not record '%s'", impl_files[i]);
   }
   json_t *table = json_object_get(meta, "kernel_table");
   if (r == V_OK && (!jstr(meta, "name") || !jstr(meta, "execution_backend") || !jstr(meta, "target") || !table))
@@ -322,13 +395,10 @@ static vresult validate(validate_ctx *v, const char *key, const char *const *imp
   if (r == V_OK) r = take_str(meta, "execution_backend", &e->execution_backend);
   if (r == V_OK) r = take_str(meta, "target", &e->target);
   if (r == V_OK) {
-    e->table_json = json_dumps(table, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    if (e->table_json) {
-      /* Into our allocator, so that the entry frees uniformly. */
-      char *copy = tl__strdup(e->table_json);
-      free(e->table_json);
-      e->table_json = copy;
-    }
+    char *dumped = json_dumps(table, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* Into our allocator, so that the entry frees uniformly. */
+    e->table_json = dumped ? tl__strdup(dumped) : NULL;
+    free(dumped);
     if (!e->table_json) r = V_NOMEM;
   }
   if (r == V_OK) r = load_source(v, meta, "device", &e->device_format, &e->device_source);
@@ -338,107 +408,169 @@ static vresult validate(validate_ctx *v, const char *key, const char *const *imp
   return r;
 }
 
-tl_status tl__disk_lookup(const tl__disk_ns *ns, const char *key, const char *const *impl_files, tl__disk_result *res,
-                          tl__cache_entry *out, char **dir, char *damage, size_t cap) {
-  memset(out, 0, sizeof *out);
-  *dir = NULL;
+/* ------------------------------------------------------------ open entries */
+
+void (*tl__disk_test_before_load)(const char *entry_path);
+
+static void entry_init(tl__disk_entry *e) {
+  memset(e, 0, sizeof *e);
+  e->dir_fd = -1;
+}
+
+void tl__disk_entry_close(const tl__disk_ns *ns, tl__disk_entry *e) {
+  if (!e) return;
+  for (size_t i = 0; e->fds && i < e->n; i++)
+    if (e->fds[i] >= 0) close(e->fds[i]);
+  if (e->dir_fd >= 0) close(e->dir_fd);
+  if (e->staging_name && ns && ns->staging_fd >= 0) {
+    (void)tl__cfs_remove_tree(ns->staging_fd, e->staging_name, ns->staging);
+    tl__error_clear();
+  }
+  tl__free(e->fds);
+  tl__free(e->path);
+  tl__free(e->staging_name);
+  entry_init(e);
+}
+
+tl_status tl__disk_entry_load(const tl__disk_entry *e, const tl__exec_impl *impl, const tl__build_request *req,
+                              tl__loaded *out) {
+  if (tl__disk_test_before_load) tl__disk_test_before_load(e->path);
+  tl__load_scope scope = {e->path, e->names, e->fds, e->n};
+  tl__load_scope_set(&scope);
+  tl_status s = impl->load(req, e->path, out);
+  tl__load_scope_set(NULL);
+  return s;
+}
+
+/* Opens and validates entry `name` of the directory open as `parent` (path `path`).
+ * res: HIT (*hit filled), MISS (none, or damaged: `damage` says why), UNSAFE. */
+static tl_status open_entry(int parent, const char *name, const char *path, const char *key,
+                            const char *const *impl_files, tl__disk_result *res, tl__cache_entry *out,
+                            tl__disk_entry *hit, char *damage, size_t cap) {
   *res = TL__DISK_MISS;
-  if (damage && cap) damage[0] = '\0';
-  char *entry = tl__path_join(ns->kernels, key);
-  if (!entry) return tl__oom();
-  struct stat st;
-  if (lstat(entry, &st) != 0) {
-    tl__free(entry);
-    return TL_OK; /* a miss */
-  }
-  char why[512];
-  if (!tl__dir_is_private(entry, false, why, sizeof why)) {
-    tl__free(entry);
-    *res = TL__DISK_UNSAFE;
-    return tl__error(TL_OK, "kernel cache entry %s", why);
-  }
-  validate_ctx v = {entry, damage, cap};
-  vresult r = validate(&v, key, impl_files, out);
-  if (r == V_NOMEM) {
-    tl__free(entry);
-    return tl__oom();
-  }
-  if (r == V_UNSAFE) {
-    tl__free(entry);
-    *res = TL__DISK_UNSAFE;
+  int dfd = -1;
+  tl_status s = tl__trust_openat(parent, name, true, TL__TRUST_PRIVATE, path, &dfd);
+  if (s == TL_ENOTFOUND) {
+    tl__error_clear();
     return TL_OK;
   }
-  if (r == V_DAMAGED) {
-    tl__free(entry);
-    tl_status s = tl__disk_evict(ns, key);
-    return s == TL_ENOMEM ? s : TL_OK; /* an entry we cannot remove is rebuilt beside it */
+  if (s == TL_ENOMEM) return s;
+  if (s != TL_OK) {
+    *res = TL__DISK_UNSAFE;
+    return tl__error(TL_OK, "kernel cache entry %s", tl_last_error());
   }
-  *dir = entry;
+  size_t n = 0;
+  while (impl_files && impl_files[n]) n++;
+  int *fds = tl__malloc((n ? n : 1) * sizeof *fds);
+  if (!fds) {
+    close(dfd);
+    return tl__oom();
+  }
+  for (size_t i = 0; i < n; i++) fds[i] = -1;
+  validate_ctx v = {dfd, path, damage, cap};
+  vresult r = validate(&v, key, impl_files, out, fds);
+  char *p = r == V_OK ? tl__strdup(path) : NULL;
+  if (r == V_OK && !p) {
+    tl__cache_entry_free(out);
+    r = V_NOMEM;
+  }
+  if (r != V_OK) {
+    for (size_t i = 0; i < n; i++)
+      if (fds[i] >= 0) close(fds[i]);
+    tl__free(fds);
+    close(dfd);
+    if (r == V_NOMEM) return tl__oom();
+    if (r == V_UNSAFE) *res = TL__DISK_UNSAFE;
+    return TL_OK;
+  }
+  hit->path = p;
+  hit->dir_fd = dfd;
+  hit->names = impl_files;
+  hit->fds = fds;
+  hit->n = n;
   *res = TL__DISK_HIT;
   return TL_OK;
 }
 
+tl_status tl__disk_lookup(const tl__disk_ns *ns, const char *key, const char *const *impl_files, tl__disk_result *res,
+                          tl__cache_entry *out, tl__disk_entry *hit, char *damage, size_t cap) {
+  memset(out, 0, sizeof *out);
+  entry_init(hit);
+  *res = TL__DISK_MISS;
+  if (damage && cap) damage[0] = '\0';
+  char *path = tl__path_join(ns->kernels, key);
+  if (!path) return tl__oom();
+  char why[512] = "";
+  tl_status s = open_entry(ns->kernels_fd, key, path, key, impl_files, res, out, hit, why, sizeof why);
+  tl__free(path);
+  if (s != TL_OK || *res != TL__DISK_MISS || !why[0]) return s;
+  /* Damaged: removed (when we may write here) and rebuilt. */
+  if (damage && cap) snprintf(damage, cap, "%s", why);
+  if (!ns->writable) return TL_OK;
+  s = tl__disk_evict(ns, key);
+  if (s == TL_ENOMEM) return s;
+  tl__error_clear();
+  return TL_OK; /* an entry we cannot remove is rebuilt beside it */
+}
+
 tl_status tl__disk_evict(const tl__disk_ns *ns, const char *key) {
-  char *entry = tl__path_join(ns->kernels, key);
-  if (!entry) return tl__oom();
-  char *trash = tl__format("%s/%s.evicted.%ld.XXXXXX", ns->staging, key, (long)getpid());
-  tl_status s = trash ? TL_OK : tl__oom();
-  if (s == TL_OK && !mkdtemp(trash)) s = tl__error(TL_EIO, "cannot create '%s': %s", trash, strerror(errno));
-  if (s == TL_OK) {
-    /* Move the entry inside the fresh directory, then remove both. */
-    char *dest = tl__path_join(trash, "entry");
-    if (!dest) s = tl__oom();
-    else if (rename(entry, dest) != 0 && errno != ENOENT)
-      s = tl__error(TL_EIO, "cannot remove kernel cache entry '%s': %s", entry, strerror(errno));
-    tl__free(dest);
-    tl_status r = tl__remove_tree(trash);
+  if (ns->staging_fd < 0) return tl__error(TL_EIO, "kernel cache directory '%s' cannot be written", ns->dir);
+  char *prefix = tl__format("%s.evicted.%ld.", key, (long)getpid()), *trash = NULL, *dest = NULL;
+  tl_status s = prefix ? tl__cfs_mkdtemp(ns->staging_fd, prefix, ns->staging, &trash) : tl__oom();
+  if (s == TL_OK && !(dest = tl__path_join(trash, "entry"))) s = tl__oom();
+  /* Move the entry inside the fresh directory, then remove both. */
+  if (s == TL_OK && renameat(ns->kernels_fd, key, ns->staging_fd, dest) != 0 && errno != ENOENT)
+    s = tl__error(TL_EIO, "cannot remove kernel cache entry '%s/%s': %s", ns->kernels, key, strerror(errno));
+  if (trash) {
+    tl_status r = tl__cfs_remove_tree(ns->staging_fd, trash, ns->staging);
     if (s == TL_OK) s = r;
   }
+  tl__free(dest);
   tl__free(trash);
-  tl__free(entry);
+  tl__free(prefix);
   return s;
 }
 
 tl_status tl__disk_stage(const tl__disk_ns *ns, const char *key, char **out) {
-  char *p = tl__format("%s/%s.%ld.XXXXXX", ns->staging, key, (long)getpid());
-  if (!p) return tl__oom();
-  if (!mkdtemp(p)) {
-    tl_status s = tl__error(TL_EIO, "cannot create a staging directory in '%s': %s", ns->staging, strerror(errno));
-    tl__free(p);
-    return s;
-  }
-  *out = p;
-  return TL_OK;
+  *out = NULL;
+  if (!ns->writable) return tl__error(TL_EIO, "kernel cache directory '%s' cannot be written", ns->dir);
+  char *prefix = tl__format("%s.%ld.", key, (long)getpid()), *name = NULL;
+  tl_status s = prefix ? tl__cfs_mkdtemp(ns->staging_fd, prefix, ns->staging, &name) : tl__oom();
+  tl__free(prefix);
+  if (s != TL_OK) return s;
+  *out = tl__path_join(ns->staging, name);
+  if (!*out) (void)tl__cfs_remove_tree(ns->staging_fd, name, ns->staging);
+  tl__free(name);
+  return *out ? TL_OK : tl__oom();
 }
 
-/* Records `name` (a file in staging) in files: {size, xxh3_128}. */
-static tl_status record_file(json_t *files, const char *staging, const char *name) {
-  char *path = tl__path_join(staging, name);
-  if (!path) return tl__oom();
+/* Records `name` (a file of the staged entry open as sfd) in files: {size, xxh3_128}. */
+static tl_status record_file(json_t *files, int sfd, const char *name) {
+  int fd = openat(sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    return tl__error(TL_EIO, "the execution backend's build did not produce '%s'%s%s", name, fd < 0 ? ": " : "",
+                     fd < 0 ? strerror(e) : " as a regular file");
+  }
   /* A build run under a permissive umask (002) leaves group-writable files; the
    * staging directory is private, so tightening them here is race-free. */
-  struct stat st;
-  if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)))
-    (void)chmod(path, st.st_mode & 07755);
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) (void)fchmod(fd, st.st_mode & 07755);
   char *buf = NULL;
-  size_t len = 0;
-  tl_status s = tl__file_read_no_link(path, true, &buf, &len);
-  if (s != TL_OK) {
-    if (s != TL_ENOMEM) s = tl__error(TL_EIO, "the execution backend's build did not produce '%s': %s", name, tl_last_error());
-    tl__free(path);
-    return s;
-  }
+  tl_status s = tl__cfs_read_fd(fd, (size_t)st.st_size, name, &buf);
+  close(fd);
+  if (s != TL_OK) return s;
   char h[33];
-  hash_hex(buf, len, h);
+  hash_hex(buf, (size_t)st.st_size, h);
   tl__free(buf);
-  tl__free(path);
-  json_t *rec = json_pack("{s:I,s:s}", "size", (json_int_t)len, "xxh3_128", h);
+  json_t *rec = json_pack("{s:I,s:s}", "size", (json_int_t)st.st_size, "xxh3_128", h);
   if (!rec || json_object_set_new(files, name, rec) != 0) return tl__oom();
   return TL_OK;
 }
 
-/* Writes one source into staging and records it in meta's sources and files. */
-static tl_status write_source(json_t *meta, const char *staging, const char *role, const char *format,
+/* Writes one source into the staged entry and records it in meta's sources and files. */
+static tl_status write_source(json_t *meta, int sfd, const char *staging, const char *role, const char *format,
                               const char *source, const char *const *impl_files) {
   if (!format) return json_object_set_new(json_object_get(meta, "sources"), role, json_null()) ? tl__oom() : TL_OK;
   char *name = source_file_name(role, format);
@@ -450,8 +582,8 @@ static tl_status write_source(json_t *meta, const char *staging, const char *rol
       return s;
     }
   char *path = tl__path_join(staging, name);
-  tl_status s = path ? tl__file_write_new(path, source ? source : "", source ? strlen(source) : 0) : tl__oom();
-  if (s == TL_OK) s = record_file(json_object_get(meta, "files"), staging, name);
+  tl_status s = path ? tl__cfs_write_new(sfd, name, source ? source : "", source ? strlen(source) : 0, path) : tl__oom();
+  if (s == TL_OK) s = record_file(json_object_get(meta, "files"), sfd, name);
   if (s == TL_OK) {
     json_t *rec = json_pack("{s:s,s:s}", "file", name, "format", format);
     if (!rec || json_object_set_new(json_object_get(meta, "sources"), role, rec) != 0) s = tl__oom();
@@ -462,12 +594,13 @@ static tl_status write_source(json_t *meta, const char *staging, const char *rol
 }
 
 /* Builds meta.json for the staged entry and writes it. */
-static tl_status write_meta(const char *staging, const char *key, const char *const *impl_files,
+static tl_status write_meta(int sfd, const char *staging, const char *key, const char *const *impl_files,
                             const tl__cache_entry *e) {
   json_error_t jerr;
-  json_t *table = json_loads(e->table_json ? e->table_json : "", 0, &jerr);
+  bool oom = false;
+  json_t *table = tl__json_loads(e->table_json ? e->table_json : "", 0, &jerr, &oom);
   if (!table) {
-    if (json_error_code(&jerr) == json_error_out_of_memory) return tl__oom();
+    if (oom) return tl__oom();
     return tl__error(TL_EINTERNAL, "kernel table JSON does not parse: %s", jerr.text);
   }
   json_t *meta = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:o,s:{},s:{}}", "format", META_FORMAT, "key", key, "library",
@@ -476,9 +609,9 @@ static tl_status write_meta(const char *staging, const char *key, const char *co
   if (!meta) return tl__oom();
   tl_status s = TL_OK;
   for (size_t i = 0; s == TL_OK && impl_files && impl_files[i]; i++)
-    s = record_file(json_object_get(meta, "files"), staging, impl_files[i]);
-  if (s == TL_OK) s = write_source(meta, staging, "device", e->device_format, e->device_source, impl_files);
-  if (s == TL_OK) s = write_source(meta, staging, "host", e->host_format, e->host_source, impl_files);
+    s = record_file(json_object_get(meta, "files"), sfd, impl_files[i]);
+  if (s == TL_OK) s = write_source(meta, sfd, staging, "device", e->device_format, e->device_source, impl_files);
+  if (s == TL_OK) s = write_source(meta, sfd, staging, "host", e->host_format, e->host_source, impl_files);
   char sum[33];
   if (s == TL_OK) s = meta_checksum(meta, sum);
   if (s == TL_OK && json_object_set_new(meta, "checksum", json_string(sum)) != 0) s = tl__oom();
@@ -487,53 +620,62 @@ static tl_status write_meta(const char *staging, const char *key, const char *co
   json_decref(meta);
   char *path = NULL;
   if (s == TL_OK && !(path = tl__path_join(staging, META_FILE))) s = tl__oom();
-  if (s == TL_OK) s = tl__file_write_new(path, text, strlen(text));
+  if (s == TL_OK) s = tl__cfs_write_new(sfd, META_FILE, text, strlen(text), path);
   free(text); /* jansson's */
   tl__free(path);
   return s;
 }
 
 tl_status tl__disk_publish(const tl__disk_ns *ns, const char *key, const char *const *impl_files,
-                           const tl__cache_entry *entry, const char *staging, char **dir, bool *temporary) {
-  *dir = NULL;
-  *temporary = false;
-  char *final = tl__path_join(ns->kernels, key);
-  tl_status s = final ? write_meta(staging, key, impl_files, entry) : tl__oom();
-  for (int attempt = 0; s == TL_OK && attempt < 2; attempt++) {
-    if (rename(staging, final) == 0) {
-      *dir = final;
-      return TL_OK;
-    }
-    if (errno != EEXIST && errno != ENOTEMPTY) {
-      s = tl__error(TL_EIO, "cannot move '%s' to '%s': %s", staging, final, strerror(errno));
+                           const tl__cache_entry *entry, const char *staging, tl__disk_entry *hit) {
+  entry_init(hit);
+  const char *slash = strrchr(staging, '/');
+  const char *name = slash ? slash + 1 : staging;
+  int sfd = -1;
+  tl_status s = tl__trust_openat(ns->staging_fd, name, true, TL__TRUST_PRIVATE, staging, &sfd);
+  if (s == TL_OK) {
+    s = write_meta(sfd, staging, key, impl_files, entry);
+    close(sfd);
+  }
+  bool ours_from_staging = false;
+  for (int attempt = 0; s == TL_OK && attempt < 3; attempt++) {
+    bool renamed = renameat(ns->staging_fd, name, ns->kernels_fd, key) == 0;
+    if (!renamed && errno != EEXIST && errno != ENOTEMPTY) {
+      s = tl__error(TL_EIO, "cannot move '%s' to '%s/%s': %s", staging, ns->kernels, key, strerror(errno));
       break;
     }
-    /* Another process published the key first: use theirs if it is sound. */
+    /* Ours, now in place, or another process's, published first: use it if sound. */
     tl__disk_result res;
-    tl__cache_entry theirs;
-    char *their_dir = NULL;
-    s = tl__disk_lookup(ns, key, impl_files, &res, &theirs, &their_dir, NULL, 0);
+    tl__cache_entry got;
+    s = tl__disk_lookup(ns, key, impl_files, &res, &got, hit, NULL, 0);
     if (s != TL_OK) break;
-    tl__cache_entry_free(&theirs);
+    tl__cache_entry_free(&got);
     if (res == TL__DISK_HIT) {
-      tl__free(final);
-      (void)tl__remove_tree(staging);
-      *dir = their_dir;
+      if (!renamed) (void)tl__cfs_remove_tree(ns->staging_fd, name, ns->staging);
+      tl__error_clear();
       return TL_OK;
     }
-    if (res == TL__DISK_UNSAFE) break; /* leave it alone; load ours from staging */
-    /* It was damaged and has been removed: try the rename once more. */
+    if (renamed) {
+      s = tl__error(TL_EIO, "kernel cache entry '%s/%s' changed while it was being published", ns->kernels, key);
+      break;
+    }
+    if (res == TL__DISK_UNSAFE) {
+      ours_from_staging = true; /* leave theirs alone; load ours from staging */
+      break;
+    }
+    /* Theirs was damaged and has been removed: try the rename again. */
   }
-  tl__free(final);
-  if (s != TL_OK) {
-    (void)tl__remove_tree(staging);
-    return s;
+  if (s == TL_OK && !ours_from_staging) ours_from_staging = true; /* kept losing the race */
+  if (s == TL_OK) {
+    tl__disk_result res;
+    tl__cache_entry got;
+    s = open_entry(ns->staging_fd, name, staging, key, impl_files, &res, &got, hit, NULL, 0);
+    tl__cache_entry_free(&got);
+    if (s == TL_OK && res != TL__DISK_HIT) s = tl__error(TL_EIO, "the staged kernel cache entry '%s' does not verify", staging);
+    if (s == TL_OK && !(hit->staging_name = tl__strdup(name))) s = tl__oom();
+    if (s == TL_OK) return TL_OK;
+    tl__disk_entry_close(NULL, hit);
   }
-  *dir = tl__strdup(staging);
-  if (!*dir) {
-    (void)tl__remove_tree(staging);
-    return tl__oom();
-  }
-  *temporary = true;
-  return TL_OK;
+  (void)tl__cfs_remove_tree(ns->staging_fd, name, ns->staging);
+  return s;
 }

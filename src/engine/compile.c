@@ -12,6 +12,7 @@
  * the winner's entry. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "base/alloc.h"
 #include "base/env.h"
@@ -90,11 +91,11 @@ static tl_status compute_key(job *j) {
 /* ------------------------------------------------------------- disk hits */
 
 /* Loads a verified entry. Any failure leaves *out NULL and the status set. */
-static tl_status load_entry(job *j, const tl__cache_entry *e, const char *dir, tl_kernel **out) {
+static tl_status load_entry(job *j, const tl__cache_entry *e, const tl__disk_entry *hit, tl_kernel **out) {
   *out = NULL;
   if (strcmp(e->name, j->func->name) != 0 || strcmp(e->execution_backend, j->spec->name) != 0 ||
       strcmp(e->target, tl_target_str(j->target)) != 0)
-    return tl__error(TL_EIO, "kernel cache entry '%s' describes another kernel", dir);
+    return tl__error(TL_EIO, "kernel cache entry '%s' describes another kernel", hit->path);
   tl_kernel_table *table = NULL;
   tl_artifact *device = NULL, *host = NULL;
   tl_status s = tl_kernel_table_from_json(e->table_json, &table);
@@ -103,7 +104,7 @@ static tl_status load_entry(job *j, const tl__cache_entry *e, const char *dir, t
   tl__loaded loaded = {0};
   if (s == TL_OK) {
     tl__build_request req = {e->name, j->target, device, host, table, j->opts.pass_configs};
-    s = j->impl->load(&req, dir, &loaded);
+    s = tl__disk_entry_load(hit, j->impl, &req, &loaded);
   }
   if (s == TL_OK) {
     tl__kernel_desc d = {e->name,          j->target,         j->spec->name, table, e->device_source,
@@ -122,8 +123,9 @@ static tl_status disk_lookup(job *j, tl_kernel **out) {
   *out = NULL;
   tl__disk_result res;
   tl__cache_entry e;
-  char *dir = NULL, damage[512];
-  TL__TRY(tl__disk_lookup(&j->ns, j->key, j->impl->files, &res, &e, &dir, damage, sizeof damage));
+  tl__disk_entry hit;
+  char damage[512];
+  TL__TRY(tl__disk_lookup(&j->ns, j->key, j->impl->files, &res, &e, &hit, damage, sizeof damage));
   if (res == TL__DISK_UNSAFE) {
     tl__disk_warn_once(tl_last_error());
     j->ns_ok = false;
@@ -136,21 +138,18 @@ static tl_status disk_lookup(job *j, tl_kernel **out) {
               j->key, damage);
     return TL_OK;
   }
-  tl_status s = load_entry(j, &e, dir, out);
+  tl_status s = load_entry(j, &e, &hit, out);
   tl__cache_entry_free(&e);
-  if (s == TL_ENOMEM) {
-    tl__free(dir);
-    return s;
-  }
-  if (s != TL_OK) {
+  if (s != TL_OK && s != TL_ENOMEM) {
     /* An entry that does not load is removed and rebuilt (upstream does the same). */
-    fprintf(log_of(j), "tilelang: warning: kernel cache entry %s does not load (%s); rebuilding\n", dir,
+    fprintf(log_of(j), "tilelang: warning: kernel cache entry %s does not load (%s); rebuilding\n", hit.path,
             tl_last_error());
-    (void)tl__disk_evict(&j->ns, j->key);
+    if (j->ns.writable) (void)tl__disk_evict(&j->ns, j->key);
     tl__error_clear();
+    s = TL_OK;
   }
-  tl__free(dir);
-  return TL_OK;
+  tl__disk_entry_close(&j->ns, &hit);
+  return s;
 }
 
 /* ------------------------------------------------------------ build + load */
@@ -166,15 +165,40 @@ static tl_status build_private(job *j, const tl__build_request *req, tl__loaded 
   return s;
 }
 
-/* Builds into staging, publishes the entry and loads it. */
-static tl_status build_cached(job *j, const tl__build_request *req, const tl__lowered *l, tl__loaded *loaded) {
-  char *staging = NULL, *dir = NULL;
-  TL__TRY(tl__disk_stage(&j->ns, j->key, &staging));
-  tl_status s = j->impl->build(req, staging);
+/* True when a failure to write the cache is the file system's (read-only, full,
+ * no permission), which degrades to a private build rather than failing. */
+static bool cache_write_failed(const job *j, tl_status s) {
+  if (s != TL_EIO && s != TL_ECOMPILE) return false;
+  if (s == TL_EIO) return true;
+  /* A compiler that failed writing into a full or read-only cache. */
+  struct statvfs fs;
+  return fstatvfs(j->ns.staging_fd, &fs) == 0 && ((fs.f_flag & ST_RDONLY) || fs.f_bavail == 0);
+}
+
+/* Builds into staging, publishes the entry and loads it. *degraded: the cache could
+ * not be written (said once; TL_OK returned, nothing loaded); the caller builds
+ * privately. */
+static tl_status build_cached(job *j, const tl__build_request *req, const tl__lowered *l, tl__loaded *loaded,
+                              bool *degraded) {
+  *degraded = false;
+  char *staging = NULL;
+  tl_status s = tl__disk_stage(&j->ns, j->key, &staging);
+  if (s == TL_OK) {
+    s = j->impl->build(req, staging);
+    if (s != TL_OK) {
+      bool degrade = cache_write_failed(j, s);
+      (void)tl__remove_tree(staging);
+      tl__free(staging);
+      if (!degrade) return s;
+      staging = NULL;
+    }
+  }
   if (s != TL_OK) {
-    (void)tl__remove_tree(staging);
-    tl__free(staging);
-    return s;
+    if (s == TL_ENOMEM) return s;
+    tl__disk_warn_readonly_once(tl_last_error());
+    tl__error_clear();
+    *degraded = true;
+    return TL_OK;
   }
   char *table_json = tl_kernel_table_to_json(l->table);
   if (!table_json) {
@@ -192,15 +216,22 @@ static tl_status build_cached(job *j, const tl__build_request *req, const tl__lo
       l->host ? (char *)tl_artifact_format(l->host) : NULL,
       l->host ? (char *)tl_artifact_source(l->host) : NULL,
   };
-  bool temporary = false;
-  s = tl__disk_publish(&j->ns, j->key, j->impl->files, &e, staging, &dir, &temporary);
+  tl__disk_entry hit;
+  s = tl__disk_publish(&j->ns, j->key, j->impl->files, &e, staging, &hit);
   tl_free(table_json);
   tl__free(staging);
+  if (s == TL_EIO) {
+    /* Full disk, or the entry could not be put in place: degrade, said once. */
+    tl__disk_warn_readonly_once(tl_last_error());
+    tl__error_clear();
+    *degraded = true;
+    return TL_OK;
+  }
   if (s != TL_OK) return s;
-  s = j->impl->load(req, dir, loaded);
-  if (temporary) (void)tl__remove_tree(dir);
-  else if (s != TL_OK && s != TL_ENOMEM) (void)tl__disk_evict(&j->ns, j->key); /* never leave an unloadable entry */
-  tl__free(dir);
+  s = tl__disk_entry_load(&hit, j->impl, req, loaded);
+  if (s != TL_OK && s != TL_ENOMEM && !hit.staging_name)
+    (void)tl__disk_evict(&j->ns, j->key); /* never leave an unloadable entry */
+  tl__disk_entry_close(&j->ns, &hit);
   return s;
 }
 
@@ -213,7 +244,9 @@ static tl_status compile_fresh(job *j, tl_kernel **out) {
   TL__TRY(tl__engine_lower(j->mod, j->func, &j->opts, j->ctx, true, &l));
   tl__build_request req = {j->func->name, j->target, l.device, l.host, l.table, j->opts.pass_configs};
   tl__loaded loaded = {0};
-  tl_status s = j->use_cache && j->ns_ok ? build_cached(j, &req, &l, &loaded) : build_private(j, &req, &loaded);
+  bool degraded = !(j->use_cache && j->ns_ok);
+  tl_status s = degraded ? TL_OK : build_cached(j, &req, &l, &loaded, &degraded);
+  if (s == TL_OK && degraded) s = build_private(j, &req, &loaded);
   if (s == TL_OK) {
     tl__kernel_desc d = {j->func->name,
                          j->target,

@@ -10,6 +10,7 @@
 #include "base/vec.h"
 #include "engine/engine_internal.h"
 #include "kernel_table/kernel_table.h"
+#include "transform/pass_config_keys.h"
 #include "transform/kernel_table.h"
 #include "transform/pass.h"
 #include "transform/session.h"
@@ -27,11 +28,7 @@ tl_status tl__compile_options_normalize(const tl_compile_options *in, tl_compile
                      in->struct_size, sizeof *out);
   memcpy(out, in, n < sizeof *out ? n : sizeof *out);
   out->struct_size = sizeof *out;
-  for (size_t i = 0; out->pass_configs && out->pass_configs[i]; i++) {
-    const char *c = out->pass_configs[i], *eq = strchr(c, '=');
-    if (!eq || eq == c) return tl__error(TL_EINVAL, "pass config '%s' is not of the form key=value", c);
-  }
-  return TL_OK;
+  return tl__pass_configs_check(out->pass_configs); /* unknown keys too: a typo must not pass silently */
 }
 
 tl_status tl__engine_pick_func(const tl_ir_module *mod, const char *name, const tl_ir_func **out) {
@@ -133,6 +130,7 @@ static tl_status restrict_module(tl_ir_module *mod, const char *name) {
 /* Runs the semantic check and the pipeline inside a session. */
 static tl_status lower_in_session(tl_ir_module *work, const char *name, const tl_compile_options *opts,
                                   const tl_backend_context *ctx) {
+  TL__TRY(tl__pass_configs_check(opts->pass_configs)); /* also for tlc lower/source, which skip tl_compile */
   tl__session session;
   tl__session_init(&session);
   session.kernel_name = name;
@@ -148,6 +146,7 @@ static tl_status lower_in_session(tl_ir_module *work, const char *name, const tl
   tl_status s = tl__run_passes(work, tl_backend_context_target(ctx), &check, 1);
   if (s == TL_OK) s = tl_backend_context_lower(ctx, work);
   tl__session_exit(previous);
+  if (s == TL_OK) s = tl__session_check_print_after(&session);
   if (s == TL_OK && session.time_passes) tl__session_report_timings(&session);
   tl__session_free(&session);
   return s;

@@ -23,6 +23,7 @@
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/json.h"
 #include "base/str.h"
 #include "kernel_table/kernel_table.h"
 #include "tilelang/runtime.h"
@@ -369,9 +370,10 @@ tl_status tl_kernel_table_from_json(const char *json, tl_kernel_table **out) {
   *out = NULL;
   if (!json) return tl__error(TL_EINVAL, "tl_kernel_table_from_json: json must not be NULL");
   json_error_t err;
-  json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &err);
+  bool oom = false;
+  json_t *root = tl__json_loads(json, JSON_REJECT_DUPLICATES, &err, &oom);
   if (!root) {
-    if (json_error_code(&err) == json_error_out_of_memory || !err.text[0]) return tl__oom();
+    if (oom || !err.text[0]) return tl__oom();
     return BAD("%s at line %d, column %d", err.text, err.line, err.column);
   }
   reader r;

@@ -7,7 +7,9 @@
  * (RTLD_LOCAL | RTLD_NOW) and looks up the host entry. The compiler is examined once
  * per process: its `--version` first line and the flags are the identity that keys
  * the kernel cache, and a small probe decides whether it has OpenMP (generated code
- * uses OpenMP only through TL_OMP, which expands to nothing without it). */
+ * uses OpenMP only through TL_OMP, which expands to nothing without it). What the
+ * runs found is remembered on disk (cc_memo.h), keyed by the compiler's files, so a
+ * later process runs no compiler until it has to build. */
 #include "runtime/exec_impls.h"
 
 #include <ctype.h>
@@ -20,9 +22,11 @@
 
 #include "base/alloc.h"
 #include "base/env.h"
+#include "base/dl_fd.h"
 #include "base/error.h"
 #include "base/files.h"
 #include "base/str.h"
+#include "runtime/cc_memo.h"
 #include "runtime/spawn.h"
 
 /* What is known about the compiler, found once (a failure to allocate is retried). */
@@ -33,7 +37,10 @@ typedef struct compiler {
   char **argv;    /* $CC split into words, NULL-terminated */
   char *version;  /* the first line of `$CC --version` */
   bool openmp;    /* valid once identity is set */
-  char *identity; /* "<version>|<flags>", made on first use */
+  char *native;   /* what -march=native expands to; valid once identity is set */
+  bool known;     /* openmp and native came from the memo (cc_memo.h) */
+  char memo_key[33];
+  char *identity; /* "<version>|<flags>|cc=<words>|native=<features>", made on first use */
 } compiler;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -110,33 +117,78 @@ static tl_status run_cc(char **cc, const char *const *extra, char **output, int 
   return s;
 }
 
-/* Whether `cc -fopenmp` builds a shared object with a parallel loop. */
-static bool probe_openmp(char **cc) {
+/* A fresh scratch directory for a probe: under TMPDIR, else /tmp. NULL when
+ * neither can be written (message set). */
+static char *probe_dir(void) {
   const char *tmp = tl__env("TMPDIR");
-  char *dir = tl__format("%s/tl-openmp-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!dir) return false;
-  bool ok = false;
-  if (mkdtemp(dir)) {
-    char *src = tl__path_join(dir, "probe.c"), *so = tl__path_join(dir, "probe.so");
-    static const char text[] =
-      "int tl_probe(int n) {\n  int s = 0;\n#pragma omp parallel for reduction(+ : s)\n"
-      "  for (int i = 0; i < n; ++i) s += i;\n  return s;\n}\n";
-    if (src && so && tl__file_write(src, text, sizeof text - 1) == TL_OK) {
-      const char *extra[] = {"-fPIC", "-shared", "-fopenmp", "-o", so, src, NULL};
-      char *out = NULL;
-      int status = -1;
-      ok = run_cc(cc, extra, &out, &status) == TL_OK && status == 0;
-      tl__free(out);
-    }
-    if (src) unlink(src);
-    if (so) unlink(so);
-    rmdir(dir);
-    tl__free(src);
-    tl__free(so);
+  const char *places[] = {tmp && *tmp ? tmp : "/tmp", "/tmp"};
+  for (size_t i = 0; i < 2; i++) {
+    char *dir = tl__format("%s/tl-openmp-XXXXXX", places[i]);
+    if (!dir) return NULL;
+    if (mkdtemp(dir)) return dir;
+    tl__error(TL_EUNAVAILABLE, "cannot examine the C compiler: no writable temporary directory (TMPDIR='%s'): %s",
+              tmp ? tmp : "", strerror(errno));
+    tl__free(dir);
   }
+  return NULL;
+}
+
+/* Whether `cc -fopenmp` builds a shared object with a parallel loop: 1 or 0; -1
+ * when it cannot be tried (no scratch directory: the message says so), which must
+ * not pass for "no OpenMP" (that would change the cache key silently). */
+static int probe_openmp(char **cc) {
+  char *dir = probe_dir();
+  if (!dir) return -1;
+  bool ok = false;
+  char *src = tl__path_join(dir, "probe.c"), *so = tl__path_join(dir, "probe.so");
+  static const char text[] =
+    "int tl_probe(int n) {\n  int s = 0;\n#pragma omp parallel for reduction(+ : s)\n"
+    "  for (int i = 0; i < n; ++i) s += i;\n  return s;\n}\n";
+  if (src && so && tl__file_write(src, text, sizeof text - 1) == TL_OK) {
+    const char *extra[] = {"-fPIC", "-shared", "-fopenmp", "-o", so, src, NULL};
+    char *out = NULL;
+    int status = -1;
+    ok = run_cc(cc, extra, &out, &status) == TL_OK && status == 0;
+    tl__free(out);
+  }
+  if (src) unlink(src);
+  if (so) unlink(so);
+  rmdir(dir);
+  tl__free(src);
+  tl__free(so);
   tl__free(dir);
   tl__error_clear();
   return ok;
+}
+
+/* The options -march=native expands to, as the driver passes them on (`-###`):
+ * GCC's -march=/-mtune=/-m<feature> and Clang's -target-cpu/-target-feature values,
+ * in the driver's order. "" when the driver shows none. */
+static char *probe_native(char **cc) {
+  const char *extra[] = {"-march=native", "-###", "-E", "-x", "c", "/dev/null", NULL};
+  char *out = NULL;
+  int status = -1;
+  tl_status s = run_cc(cc, extra, &out, &status);
+  tl__sb sb = TL__SB_INIT;
+  bool take_next = false;
+  for (char *p = s == TL_OK ? out : NULL; p && *p;) {
+    while (*p && isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    char *w = p;
+    while (*p && !isspace((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - w);
+    if (n >= 2 && w[0] == '"' && w[n - 1] == '"') w++, n -= 2;
+    bool keep = take_next || (n > 2 && w[0] == '-' && w[1] == 'm' && strncmp(w, "-mllvm", 6) != 0);
+    take_next = (n == 11 && strncmp(w, "-target-cpu", 11) == 0) || (n == 15 && strncmp(w, "-target-feature", 15) == 0);
+    if (keep) {
+      if (sb.len) tl__sb_putc(&sb, ' ');
+      tl__sb_appendn(&sb, w, n);
+    }
+  }
+  tl__free(out);
+  tl__error_clear();
+  if (!sb.len) tl__sb_append(&sb, "");
+  return tl__sb_finish(&sb);
 }
 
 /* Records that there is no usable compiler (reason: a fresh string, or NULL after a
@@ -156,6 +208,23 @@ static tl_status detect_locked(void) {
   if (s != TL_OK) {
     set_unavailable(tl__format("no C compiler: %s", tl_last_error()));
     return g_cc.done ? TL_OK : tl__oom();
+  }
+  /* What an earlier process learned about this very compiler: no need to run it. */
+  tl__cc_facts facts;
+  s = tl__cc_memo_key(cc, g_cc.memo_key);
+  if (s == TL_ENOMEM) {
+    free_argv(cc);
+    return s;
+  }
+  if (tl__cc_memo_load(g_cc.memo_key, &facts)) {
+    g_cc.version = facts.version;
+    g_cc.native = facts.native;
+    g_cc.openmp = facts.openmp;
+    g_cc.known = true;
+    g_cc.argv = cc;
+    g_cc.available = true;
+    g_cc.done = true;
+    return TL_OK;
   }
   const char *version_arg[] = {"--version", NULL};
   char *out = NULL;
@@ -185,15 +254,30 @@ static tl_status detect_locked(void) {
  * the identity. Caller holds g_lock; the compiler is available. */
 static tl_status finish_locked(void) {
   if (g_cc.identity) return TL_OK;
-  bool openmp = probe_openmp(g_cc.argv);
+  if (!g_cc.known) {
+    int openmp = probe_openmp(g_cc.argv);
+    if (openmp < 0) return TL_EUNAVAILABLE;
+    char *native = probe_native(g_cc.argv);
+    if (!native) return tl__oom();
+    tl__free(g_cc.native);
+    g_cc.native = native;
+    g_cc.openmp = openmp == 1;
+    g_cc.known = true;
+    tl__cc_facts facts = {g_cc.version, g_cc.openmp, g_cc.native};
+    tl__cc_memo_store(g_cc.memo_key, &facts);
+  }
+  /* Everything that changes the code: the compiler's version, every word of $CC
+   * (`gcc -m32` is another compiler), the flags, and the CPU -march=native means. */
   tl__sb id = TL__SB_INIT;
   tl__sb_append(&id, g_cc.version);
   tl__sb_putc(&id, '|');
   for (size_t i = 0; k_flags[i]; i++) tl__sb_appendf(&id, "%s%s", i ? " " : "", k_flags[i]);
-  if (openmp) tl__sb_append(&id, " -fopenmp");
+  if (g_cc.openmp) tl__sb_append(&id, " -fopenmp");
+  tl__sb_append(&id, "|cc=");
+  for (size_t i = 0; g_cc.argv[i]; i++) tl__sb_appendf(&id, "%zu:%s;", strlen(g_cc.argv[i]), g_cc.argv[i]);
+  tl__sb_appendf(&id, "|native=%s", g_cc.native);
   char *identity = tl__sb_finish(&id);
   if (!identity) return tl__oom();
-  g_cc.openmp = openmp;
   g_cc.identity = identity;
   return TL_OK;
 }
@@ -340,11 +424,11 @@ static tl_status native_load(const tl__build_request *req, const char *dir, tl__
   if (!entry) return tl__error(TL_EINVAL, "native: no host entry name");
   char *so = tl__path_join(dir, "kernel.so");
   if (!so) return tl__oom();
-  void *h = dlopen(so, RTLD_LOCAL | RTLD_NOW);
-  if (!h) {
-    tl_status s = tl__error(TL_EIO, "cannot load '%s': %s", so, dlerror());
+  void *h = NULL;
+  tl_status ls = tl__load_dlopen(dir, "kernel.so", RTLD_LOCAL | RTLD_NOW, &h);
+  if (ls != TL_OK) {
     tl__free(so);
-    return s;
+    return ls;
   }
   pin_openmp_runtime();
   host_entry_fn fn = (host_entry_fn)dlsym(h, entry);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/dl_fd.h"
 #include "base/error.h"
 #include "base/files.h"
 #include "base/str.h"
@@ -183,12 +184,11 @@ static tl_status nvcc_load(const tl__build_request *req, const char *dir, tl__lo
     return tl__oom();
   }
   tl_status s = TL_OK;
-  void *h = dlopen(so, RTLD_LOCAL | RTLD_NOW);
+  void *h = NULL;
   host_entry_fn fn = NULL;
   unload_fn unload = NULL;
-  if (!h) {
-    s = tl__error(TL_EIO, "cannot load '%s': %s", so, dlerror());
-  } else {
+  s = tl__load_dlopen(dir, "kernel.so", RTLD_LOCAL | RTLD_NOW, &h);
+  if (s == TL_OK) {
     void *p = dlsym(h, entry), *q = dlsym(h, unload_name);
     memcpy(&fn, &p, sizeof p);
     memcpy(&unload, &q, sizeof q);

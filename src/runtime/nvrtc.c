@@ -28,6 +28,7 @@
 #include <dlpack/dlpack.h>
 
 #include "base/alloc.h"
+#include "base/dl_fd.h"
 #include "base/error.h"
 #include "base/files.h"
 #include "base/fp16.h"
@@ -222,7 +223,7 @@ static tl_status nvrtc_load(const tl__build_request *req, const char *dir, tl__l
   nvrtc_state *st = tl__calloc(1, sizeof *st);
   if (!st) return tl__oom();
   pthread_mutex_init(&st->lock, NULL);
-  char *path = tl__path_join(dir, "kernel.cubin");
+  char *path = tl__load_path(dir, "kernel.cubin"); /* the verified file, when loading from the cache */
   tl_status s = path ? tl__file_read(path, &st->cubin, &st->cubin_size) : tl__oom();
   tl__free(path);
   if (s == TL_OK && st->cubin_size == 0) s = tl__error(TL_EIO, "execution backend 'nvrtc': %s/kernel.cubin is empty", dir);

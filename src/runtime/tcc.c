@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/dl_fd.h"
 #include "base/error.h"
 #include "base/files.h"
 #include "base/str.h"
@@ -157,7 +158,7 @@ static tl_status tcc_load(const tl__build_request *req, const char *dir, tl__loa
   if (!tl__tcc_available()) return tl__error(TL_EUNAVAILABLE, "%s", tl__tcc_unavailable_reason());
   const char *entry = req->table ? req->table->entry : req->func_name;
   if (!entry) return tl__error(TL_EINVAL, "tcc: no host entry name");
-  char *src = tl__path_join(dir, "kernel.c");
+  char *src = tl__load_path(dir, "kernel.c"); /* the verified file, when loading from the cache */
   if (!src) return tl__oom();
   if (access(src, R_OK) != 0) {
     tl_status s = tl__error(TL_EIO, "cannot read '%s'", src);

@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/json.h"
 
 const char *tl__tv_type_key(const tl__tval *v) {
   switch (v->type) {
@@ -160,10 +161,11 @@ static tl_status from_json(tl__arena *a, json_t *j, tl__tval *out) {
 
 tl_status tl__tv_parse_json(tl__arena *a, const char *text, const char *what, tl__tval *out) {
   json_error_t err;
-  json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+  bool oom = false;
+  json_t *j = tl__json_loads(text, JSON_REJECT_DUPLICATES, &err, &oom);
   if (!j) {
     /* jansson reports some allocation failures (its lexer's buffer) with no text. */
-    if (json_error_code(&err) == json_error_out_of_memory || !err.text[0]) return tl__oom();
+    if (oom || !err.text[0]) return tl__oom();
     return tl__error(TL_EINVAL, "%s%s at line %d, column %d", what, err.text, err.line, err.column);
   }
   tl_status s = from_json(a, j, out);

@@ -67,6 +67,10 @@ static tl_status run_one(tl_ir_module *mod, const tl_target *target, const tl__p
     tl_status v = tl_ir_verify_module(mod);
     if (v != TL_OK) return tl__error_context(TL_EINTERNAL, "pass '%s' left invalid IR: ", p->name);
   }
+  if (s) {
+    tl__sb_appendf(&s->passes_run, "%s%s", s->passes_run.len ? ", " : "", p->name);
+    if (tl__str_eq(s->print_after, p->name)) s->print_after_matched = true;
+  }
   if (s && (s->print_after_all || tl__str_eq(s->print_after, p->name))) TL__TRY(print_after(s, mod, p->name));
   return TL_OK;
 }

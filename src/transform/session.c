@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/env.h"
+#include "base/error.h"
 #include "base/str.h"
 #include "transform/session.h"
 
@@ -15,10 +16,20 @@ void tl__session_init(tl__session *s) {
   s->trace = t && *t && !tl__str_eq(t, "0") && !tl__str_eq_nocase(t, "false") && !tl__str_eq_nocase(t, "no") &&
              !tl__str_eq_nocase(t, "off");
   tl__vec_init(&s->timings, sizeof(tl__pass_timing));
+  tl__sb_init(&s->passes_run);
 }
 
 void tl__session_free(tl__session *s) {
-  if (s) tl__vec_free(&s->timings);
+  if (!s) return;
+  tl__vec_free(&s->timings);
+  tl__sb_free(&s->passes_run);
+}
+
+tl_status tl__session_check_print_after(const tl__session *s) {
+  if (!s->print_after || !*s->print_after || s->print_after_matched) return TL_OK;
+  TL__TRY(tl__sb_status(&s->passes_run));
+  return tl__error(TL_EINVAL, "--print-after: no pass named '%s' ran (the pipeline's passes: %s)", s->print_after,
+                   s->passes_run.len ? tl__sb_str(&s->passes_run) : "none");
 }
 
 tl__session *tl__session_enter(tl__session *s) {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/str.h"
 #include "base/vec.h"
 #include "tilelang/base.h"
 
@@ -27,6 +28,10 @@ typedef struct tl__session {
   bool trace;                       /* one line per pass to `log` (TL_LOWER_TRACE=1) */
   FILE *log;                        /* NULL: stderr */
   tl__vec timings;                  /* tl__pass_timing, when time_passes */
+  /* Which passes ran (names, ", "-separated) and whether `print_after` named one:
+   * a name that matched no pass is an error, not silence. */
+  tl__sb passes_run;
+  bool print_after_matched;
 } tl__session;
 
 /* A session with defaults (trace from TL_LOWER_TRACE). */
@@ -39,6 +44,9 @@ void tl__session_exit(tl__session *previous);
 tl__session *tl__session_current(void);
 /* The value of pass config `key` in the current session, or NULL. */
 const char *tl__session_config(const char *key);
+/* TL_EINVAL when `print_after` was set and no pass of that name ran (the message
+ * lists those that did). */
+tl_status tl__session_check_print_after(const tl__session *s);
 /* Writes the recorded pass timings as a table to the session's log. */
 void tl__session_report_timings(const tl__session *s);
 

@@ -36,4 +36,14 @@ cp "$src/tests/install/consumer/consumer.c" "$src/tests/install/consumer/CMakeLi
 cmake -S "$work/cmake-src" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 "$work/cmake-build/consumer"
+# An installed library never searches its build tree for plugins: with the
+# installed opencl plugin removed, the build tree's (still there) is not used.
+plug="$libdir/tilelang/plugins/libtilelang-opencl.so"
+if [ -f "$plug" ] && [ -f "$build/lib/tilelang/plugins/libtilelang-opencl.so" ]; then
+  rm -f "$plug"
+  "$prefix/bin/tlc" backends >"$work/backends.txt" 2>&1 || true
+  if grep -A3 '^opencl' "$work/backends.txt" | grep -q 'opencl *available'; then
+    echo "the installed tlc loaded the build tree's opencl plugin"; cat "$work/backends.txt"; exit 1
+  fi
+fi
 echo "install consumer: ok"

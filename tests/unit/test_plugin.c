@@ -212,7 +212,7 @@ static void test_builtin_and_paths(void **state) {
   TL_ASSERT_ERR(tl__plugin_import(":init"), TL_EINVAL, "names no library");
   /* A colon followed by a path is part of the file name, not a symbol. */
   TL_ASSERT_ERR(tl__plugin_import("/tmp/a:b/libx.so"), TL_EUNAVAILABLE, "Cannot load plugin '/tmp/a:b/libx.so'");
-  assert_non_null(strstr(tl_last_error(), "/tmp/a:b/libx.so: cannot open"));
+  assert_non_null(strstr(tl_last_error(), "'/tmp/a:b': No such file or directory"));
 }
 
 /* ----------------------------------------------------------- import schemes */

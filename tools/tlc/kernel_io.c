@@ -221,14 +221,14 @@ static bool eval_shape(const tl_ir_expr *e, const sym *syms, size_t n, int64_t *
   }
 }
 
-/* Collects the names of variables in a shape expression. */
+/* Collects the variables (by name, each once) of a shape expression. */
 static tl_status collect_vars(const tl_ir_expr *e, tl__vec *names) {
   if (!e) return TL_OK;
   switch (e->kind) {
   case TL_EXPR_VAR:
     for (size_t i = 0; i < names->len; i++)
-      if (strcmp(TL__VEC_AT(names, const char *, i), e->u.var->name) == 0) return TL_OK;
-    return tl__vec_push(names, &e->u.var->name);
+      if (strcmp(TL__VEC_AT(names, const tl_ir_var *, i)->name, e->u.var->name) == 0) return TL_OK;
+    return tl__vec_push(names, &e->u.var);
   case TL_EXPR_BINARY:
     TL__TRY(collect_vars(e->u.binary.a, names));
     return collect_vars(e->u.binary.b, names);
@@ -256,10 +256,30 @@ static tl_status parse_int(const char *name, const char *s, int64_t *out) {
   return TL_OK;
 }
 
+/* A value must fit the variable's integer type (int32 for most symbolic dims): a
+ * size the kernel's index arithmetic cannot hold is refused before anything is
+ * allocated. */
+static tl_status check_range(const tl_ir_var *v, int64_t value, bool given) {
+  tl_dtype t = v->dtype;
+  if (!tl_dtype_is_int(t) || t.bits == 0 || t.bits > 64) return TL_OK;
+  int64_t lo, hi;
+  if (t.code == TL_DTYPE_UINT) {
+    lo = 0;
+    hi = t.bits >= 63 ? INT64_MAX : (int64_t)((UINT64_C(1) << t.bits) - 1);
+  } else {
+    hi = t.bits == 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (t.bits - 1)) - 1);
+    lo = -hi - 1;
+  }
+  if (value >= lo && value <= hi) return TL_OK;
+  char dt[32];
+  return tl__error(TL_EINVAL, "%s %s=%" PRId64 " does not fit %s's type %s (%" PRId64 " to %" PRId64 ")",
+                   given ? "--dim" : "the default", v->name, value, v->name, tl_dtype_name(t, dt, sizeof dt), lo, hi);
+}
+
 /* Values of the symbolic dimensions and integer scalars, by name. */
 static tl_status bind_syms(const tl_ir_func *f, const tlc_dim_binding *dims, size_t ndims, int64_t dflt,
                            tl__vec *syms) {
-  tl__vec names = TL__VEC_INIT(const char *);
+  tl__vec names = TL__VEC_INIT(const tl_ir_var *);
   tl_status s = TL_OK;
   for (uint32_t i = 0; i < f->nparams && s == TL_OK; i++) {
     const tl_ir_param *p = &f->params[i];
@@ -270,9 +290,11 @@ static tl_status bind_syms(const tl_ir_func *f, const tlc_dim_binding *dims, siz
     }
   }
   for (size_t i = 0; i < names.len && s == TL_OK; i++) {
-    sym y = {TL__VEC_AT(&names, const char *, i), dflt};
+    const tl_ir_var *var = TL__VEC_AT(&names, const tl_ir_var *, i);
+    sym y = {var->name, dflt};
     const char *v = binding_of(dims, ndims, y.name);
     if (v) s = parse_int(y.name, v, &y.value);
+    if (s == TL_OK) s = check_range(var, y.value, v != NULL);
     if (s == TL_OK) s = tl__vec_push(syms, &y);
   }
   tl__vec_free(&names);

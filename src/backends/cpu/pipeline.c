@@ -1,10 +1,12 @@
 /* The `c` pipeline: what upstream's CPU lowering does, pass by pass, for
  * block-level tile programs run on host cores. */
 #include "backends/cpu/pipeline.h"
+#include "backends/cpu/tile_budget.h"
 #include "base/error.h"
 #include "transform/pass.h"
 
 static const tl__pass k_c_passes[] = {
+    {"cpu_tile_budget", tl__pass_cpu_tile_budget},   /* tiles live on the stack: a limit */
     {"simplify", tl__pass_simplify},
     {"lower_tile_ops", tl__pass_lower_tile_ops},     /* T.copy, T.gemm, ... -> loops */
     {"lower_kernel_cpu", tl__pass_lower_kernel_cpu}, /* blocks -> one parallel loop */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/json.h"
 #include "tilelang/target.h"
 
 int tl__rocm_warp_size(const char *arch) {
@@ -58,8 +59,9 @@ static tl_status hip_normalize(const char *spec, void *user_data, tl_target **ou
   while (isspace((unsigned char)*spec)) spec++;
   if (*spec != '{') return TL_OK;
   json_error_t err;
-  json_t *cfg = json_loads(spec, JSON_REJECT_DUPLICATES, &err);
-  if (!cfg && jansson_oom(&err)) return tl__oom();
+  bool oom = false;
+  json_t *cfg = tl__json_loads(spec, JSON_REJECT_DUPLICATES, &err, &oom);
+  if (!cfg && (oom || jansson_oom(&err))) return tl__oom();
   const char *kind = cfg ? json_string_value(json_object_get(cfg, "kind")) : NULL;
   bool hip = kind && strcmp(kind, "hip") == 0;
   json_decref(cfg);
