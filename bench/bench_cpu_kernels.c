@@ -47,15 +47,15 @@ typedef struct bench_case {
 #define SQ(n) {{n, n}, {n, n}, {n, n}}, {2, 2, 2}
 static const bench_case k_cases[] = {
     {"gemm_f32_1024", "gemm.py",
-     {"M=1024", "N=1024", "K=1024", "block_M=96", "block_N=128", "block_K=256", "dtype=\"float32\"", NULL}, NULL, 3,
+     {"M=1024", "N=1024", "K=1024", "block_M=96", "block_N=256", "block_K=128", "dtype=\"float32\"", NULL}, NULL, 3,
      SQ(1024), 0, 2.0 * 1024 * 1024 * 1024, 11, 0},
     {"gemm_f32_1024_tiles32", "gemm.py", /* the example's own 32 x 32 x 32 tiles */
      {"M=1024", "N=1024", "K=1024", "dtype=\"float32\"", NULL}, NULL, 3, SQ(1024), 0, 2.0 * 1024 * 1024 * 1024, 11, 0},
     {"gemm_f32_2048", "gemm.py",
-     {"M=2048", "N=2048", "K=2048", "block_M=96", "block_N=128", "block_K=256", "dtype=\"float32\"", NULL}, NULL, 3,
+     {"M=2048", "N=2048", "K=2048", "block_M=96", "block_N=256", "block_K=128", "dtype=\"float32\"", NULL}, NULL, 3,
      SQ(2048), 0, 2.0 * 2048 * 2048 * 2048, 5, 0},
     {"gemm_f16_1024", "gemm.py",
-     {"M=1024", "N=1024", "K=1024", "block_M=96", "block_N=128", "block_K=256", "dtype=\"float16\"", NULL}, NULL, 3,
+     {"M=1024", "N=1024", "K=1024", "block_M=96", "block_N=256", "block_K=128", "dtype=\"float16\"", NULL}, NULL, 3,
      SQ(1024), 1, 2.0 * 1024 * 1024 * 1024, 11, 0},
     {"softmax_4096", "softmax.py", {"M=4096", "N=4096", "block_M=8", NULL}, NULL, 2, {{4096, 4096}, {4096, 4096}},
      {2, 2}, 0, 0, 11, 0},
