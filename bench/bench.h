@@ -25,9 +25,12 @@ static inline int bench_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Runs body(ctx) repeatedly; prints one line "name median min p90" and returns it. */
-static inline bench_result bench_run(const char *name, void (*body)(void *ctx), void *ctx) {
-  enum { SAMPLES = 201 };
+/* Runs body(ctx) repeatedly; prints one line "name median min p90" and returns it.
+ * bench_run_samples times `samples` batches (at most 201; bench_run: 201), for
+ * bodies that take long. */
+static inline bench_result bench_run_samples(const char *name, void (*body)(void *ctx), void *ctx, int samples) {
+  enum { MAX_SAMPLES = 201 };
+  const int SAMPLES = samples < 1 ? 1 : samples > MAX_SAMPLES ? MAX_SAMPLES : samples;
   long batch = 1;
   for (;;) { /* calibrate (also warms caches and lazily built state) */
     double t0 = bench_now_ns();
@@ -35,7 +38,7 @@ static inline bench_result bench_run(const char *name, void (*body)(void *ctx), 
     if (bench_now_ns() - t0 > 1e6 || batch >= (1L << 28)) break;
     batch *= 2;
   }
-  double per_op[SAMPLES];
+  double per_op[MAX_SAMPLES];
   for (int s = 0; s < SAMPLES; s++) {
     double t0 = bench_now_ns();
     for (long i = 0; i < batch; i++) body(ctx);
@@ -46,6 +49,10 @@ static inline bench_result bench_run(const char *name, void (*body)(void *ctx), 
   printf("%-52s %10.1f %10.1f %10.1f\n", name, r.median_ns, r.min_ns, r.p90_ns);
   fflush(stdout);
   return r;
+}
+
+static inline bench_result bench_run(const char *name, void (*body)(void *ctx), void *ctx) {
+  return bench_run_samples(name, body, ctx, 201);
 }
 
 static inline void bench_header(const char *title) {

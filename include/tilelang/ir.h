@@ -192,6 +192,15 @@ typedef enum tl_ir_op {
                               * multiple of `bytes`, a power of two (GPU kernels with vector accesses) */
   /* tile ops added since (appended: the values above stay) */
   TL_OP_REDUCE_BITXOR, /* T.reduce_bitxor, integers only */
+  /* A block GEMM on strided matrices (made by the c pipeline's lower_gemm_cpu; a
+   * statement like the tile ops): (R a, R b, R c, N m, N n, N k, N a_rs, N a_cs,
+   * N b_rs, N b_cs, N c_rs, N c_cs, I clear), the regions one element each, at
+   * element (0, 0) of op(A), op(B) and C, the rest integer constants. Element (i, k)
+   * of op(A) is `a_rs * i + a_cs * k` elements past a's, (k, j) of op(B) is
+   * `b_rs * k + b_cs * j` past b's, (i, j) of C `c_rs * i + c_cs * j` past c's, in
+   * each buffer's layout (its strides; row-major when compact): C[i, j] (= 0 when clear, then)
+   * += sum over k ascending of op(A)[i, k] * op(B)[k, j], for i < m, j < n. */
+  TL_OP_GEMM_STRIDED,
   TL_OP__COUNT
 } tl_ir_op;
 

@@ -9,6 +9,8 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "codegen/c_gemm.h"
+#include "codegen/c_parallel.h"
 
 static void block(tl__cgen *g, const tl_ir_stmt *s) {
   g->indent++;
@@ -75,8 +77,8 @@ static void parallel_line(tl__cgen *g, int depth, const char *cond, tl__sb *line
 }
 
 /* The parallel-for line of the loop nest at s into `line`, with the condition that
- * it has more than one iteration unless that is a known constant. False: no line
- * (one iteration at most). */
+ * it has enough blocks to pay for a team (c_parallel.c) unless the count is a
+ * known constant. False: no line (too little work). */
 static bool parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, tl__sb *line) {
   const tl_ir_expr *extents[TL__C_MAX_COLLAPSE];
   int depth = collapse_depth(s, extents);
@@ -86,7 +88,8 @@ static bool parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, tl__sb *line) {
     if (extents[k]->kind != TL_EXPR_INT) constant = false;
     else trips *= extents[k]->u.int_value;
   }
-  if (constant && trips <= 1) return false;
+  int64_t min_blocks = tl__cgen_min_parallel_blocks(tl__cgen_block_work(s, depth)); /* c_parallel.c */
+  if (constant && trips < min_blocks) return false;
   if (constant) {
     parallel_line(g, depth, NULL, line);
     return true;
@@ -97,7 +100,7 @@ static bool parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, tl__sb *line) {
     if (k) tl__cgen_write(g, " * ");
     tl__cgen_expr(g, extents[k], depth > 1 ? TL__PREC_MUL + 1 : TL__PREC_REL);
   }
-  tl__cgen_write(g, " > 1");
+  tl__cgen_write(g, " >= %lld", (long long)min_blocks);
   tl__cgen_capture_end(g, prev);
   parallel_line(g, depth, tl__sb_str(&cond), line);
   tl__sb_free(&cond);
@@ -597,6 +600,10 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
     if (v && tl__sb_status(&d) == TL_OK) print_atomic_add(g, dst->u.region.buffer, tl__sb_str(&d), v);
     tl__free(v);
     tl__sb_free(&d);
+    return;
+  }
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_GEMM_STRIDED) {
+    tl__cgen_gemm_strided(g, e); /* c_gemm.c */
     return;
   }
   if (e->kind == TL_EXPR_CALL && tl_ir_op_is_tile(e->u.call.op)) {

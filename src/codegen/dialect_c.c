@@ -8,6 +8,8 @@
  * passes -fopenmp when its compiler supports it; tcc has no OpenMP), so one source
  * serves every execution backend. */
 #include "codegen/c_dialect.h"
+#include "codegen/c_gemm.h"
+#include "codegen/c_math_text.h"
 #include "codegen/c_helper_texts.h"
 
 static const char k_prelude[] =
@@ -27,9 +29,18 @@ static const char k_prelude[] =
 
 /* float16 and bfloat16: narrowing from double rounds once, to nearest with ties to
  * even (overflow to infinity, subnormals kept, NaN quieted with its payload's leading
- * bits); widening is exact. */
+ * bits); widening is exact. Where the compiler targets F16C (__F16C__), float16
+ * widening and the narrowing of values that float holds exactly (all that copies
+ * and float32 results give) are the hardware conversions, which round the same way;
+ * a bfloat16 narrowing of such a value rounds float's bits directly. */
 static const char k_fp16[] =
+  "#if defined(__F16C__)\n"
+  "#include <immintrin.h>\n"
+  "#endif\n"
   "$F uint16_t tl_f16_from_f64(double x) {\n"
+  "#if defined(__F16C__)\n"
+  "  if ((double)(float)x == x) return (uint16_t)_cvtss_sh((float)x, 0);\n"
+  "#endif\n"
   "  union { double d; uint64_t u; } v = {x};\n"
   "  uint16_t sign = (uint16_t)((v.u >> 48) & 0x8000u);\n"
   "  int e = (int)((v.u >> 52) & 0x7ff);\n"
@@ -46,6 +57,9 @@ static const char k_fp16[] =
   "  return (uint16_t)(sign | (((uint64_t)(E - 1) << 10) + q));\n"
   "}\n"
   "$F float tl_f16_to_f32(uint16_t h) {\n"
+  "#if defined(__F16C__)\n"
+  "  return _cvtsh_ss(h);\n"
+  "#endif\n"
   "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
   "  union { uint32_t u; float f; } v;\n"
   "  if (e == 0x1f) v.u = sign | 0x7f800000u | (m ? 0x400000u | (m << 13) : 0u);\n"
@@ -59,6 +73,10 @@ static const char k_fp16[] =
   "}\n"
   "$F float tl_round_f16(double x) { return tl_f16_to_f32(tl_f16_from_f64(x)); }\n"
   "$F uint16_t tl_bf16_from_f64(double x) {\n"
+  "  if ((double)(float)x == x) {\n"
+  "    union { float f; uint32_t u; } b = {(float)x};\n"
+  "    return (uint16_t)((b.u + 0x7fffu + ((b.u >> 16) & 1u)) >> 16);\n"
+  "  }\n"
   "  union { double d; uint64_t u; } v = {x};\n"
   "  uint16_t sign = (uint16_t)((v.u >> 48) & 0x8000u);\n"
   "  int e = (int)((v.u >> 52) & 0x7ff);\n"
@@ -88,12 +106,14 @@ static const tl__c_helper k_helpers[] = {
   {"abs", true, NULL, tl__c_text_abs},
   {"fminmax", true, NULL, tl__c_text_fminmax},
   {"fdiv", true, NULL, tl__c_text_fdiv_double},
+  {"gemm", false, "fp16", tl__c_text_gemm},
+  {"exp2", false, NULL, tl__c_text_exp2},
   {NULL, false, NULL, NULL},
 };
 
 static const tl__c_math k_math[] = {
   {TL_OP_EXP, "expf(%0)", "exp(%0)", NULL},
-  {TL_OP_EXP2, "exp2f(%0)", "exp2(%0)", NULL},
+  {TL_OP_EXP2, "tl_exp2f(%0)", "exp2(%0)", "exp2"}, /* vectorizable (c_math_text.c) */
   {TL_OP_LOG, "logf(%0)", "log(%0)", NULL},
   {TL_OP_LOG2, "log2f(%0)", "log2(%0)", NULL},
   {TL_OP_SQRT, "sqrtf(%0)", "sqrt(%0)", NULL},

@@ -17,7 +17,8 @@
  *   FRONT        the front end's elaboration family (BI_<FRONT> in
  *                parse/elab.h) or NONE (made by passes only)
  *   SIG          one letter per argument: R region, E value, I integer
- *                constant (a flag or "dim"), X a region or a value
+ *                constant (a flag or "dim"), X a region or a value, N a
+ *                non-negative integer constant (a size or a stride)
  *   ARGS         (argument names) in order, as messages and keywords name them
  *   DEFAULTS     (the default of every I flag; 0 for the others): the printer
  *                leaves a flag at its default out
@@ -120,7 +121,11 @@
   X(CUMSUM, "T.cumsum", CUMSUM, "RRII", ("src", "dst", "dim", "reverse"), (0, 0, 0, 0), 1, TL__READ_NEVER,   \
     TL__FOLD(ADD, ZERO, false), cumsum, cumsum, none, cumsum, 0, cumsum)                                       \
   X(ATOMIC_ADD_ELEM, "T.atomic_add_elem", NONE, "RE", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,          \
-    TL__NO_FOLD, atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)
+    TL__NO_FOLD, atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)                                  \
+  X(GEMM_STRIDED, "T.gemm_strided", NONE, "RRRNNNNNNNNNI",                                                     \
+    ("a", "b", "c", "m", "n", "k", "a_rs", "a_cs", "b_rs", "b_cs", "c_rs", "c_cs", "clear"),                   \
+    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 2, TL__READ_UNLESS(12), TL__NO_FOLD,                              \
+    gemm_strided, gemm_strided, none, none, 0, none)
 /* clang-format on */
 
 /* Where a fold starts. */
@@ -144,7 +149,7 @@ typedef struct tl__op_fold {
 #define TL__READ_ALWAYS -2
 #define TL__READ_UNLESS(flag) (flag)
 
-#define TL__OP_MAX_ARGS 6
+#define TL__OP_MAX_ARGS 13 /* T.gemm_strided */
 
 /* The IR facts of a tile op (the stage columns are expanded by the stages). */
 typedef struct tl__tile_op_info {

@@ -287,6 +287,21 @@ static tl_status verify_atomic_add_elem(const tl__verify_ctx *c, const tl_ir_exp
   return TL_OK;
 }
 
+/* T.gemm_strided: a, b and c name one element each. */
+static tl_status verify_gemm_strided(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  tl_ir_expr *const *a = e->u.call.args;
+  for (uint32_t r = 0; r < 3; r++)
+    for (uint32_t i = 0; i < a[r]->u.region.ndim; i++) {
+      int64_t v;
+      if (!const_int(a[r]->u.region.extents[i], &v) || v != 1) {
+        char s[128];
+        return tl__verify_error(c, e->span, "%s: region of buffer '%s' has shape %s; it must be one element",
+                                tl_ir_op_name(e->u.call.op), a[r]->u.region.buffer->name, shape_text(a[r], s, sizeof s));
+      }
+    }
+  return TL_OK;
+}
+
 typedef tl_status (*verify_fn)(const tl__verify_ctx *c, const tl_ir_expr *e);
 #define verify_none NULL
 #define VERIFY_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, ...) \
@@ -331,6 +346,10 @@ tl_status tl__verify_tile_op(const tl__verify_ctx *c, const tl__ir_bind *b, cons
         return tl__verify_error(c, x->span, "%s: argument '%s' must be an integer constant", name, arg);
       if (strcmp(arg, "dim") != 0 && x->u.int_value != 0 && x->u.int_value != 1)
         return tl__verify_error(c, x->span, "%s: argument '%s' must be 0 or 1, not %lld", name, arg, (long long)x->u.int_value);
+      break;
+    case 'N':
+      if (x->kind != TL_EXPR_INT || !tl_dtype_is_int(x->dtype) || x->u.int_value < 0)
+        return tl__verify_error(c, x->span, "%s: argument '%s' must be a non-negative integer constant", name, arg);
       break;
     }
   }

@@ -15,8 +15,8 @@ const char *tl__native_unavailable_reason(void);
 bool tl__native_has_openmp(void);
 
 /* Compiles the C file `src` into the shared object `so` with the system compiler
- * and native's flags (-O3 -march=native -fPIC -shared -fwrapv -ffp-contract=off;
- * `portable` leaves out -march=native), -fopenmp when `openmp` and the compiler
+ * and native's flags (-O3 -fPIC -shared -fwrapv -ffp-contract=off -fno-trapping-math
+ * -march=native; `portable` leaves out -march=native), -fopenmp when `openmp` and the compiler
  * has it, -lm and `libs` (NULL-terminated, may be NULL). TL_ECOMPILE with the
  * compiler's output; TL_EUNAVAILABLE without a compiler. Thread-safe. */
 tl_status tl__native_compile_shared(const char *src, const char *so, bool openmp, bool portable,

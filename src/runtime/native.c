@@ -2,7 +2,8 @@
  *
  * build writes device and host code as one translation unit `kernel.c` and runs
  * `$CC` (else `cc`; words split on blanks, no shell) with
- * `-O3 -march=native -fPIC -shared -fwrapv -ffp-contract=off [-fopenmp]` into
+ * `-O3 -fPIC -shared -fwrapv -ffp-contract=off -fno-trapping-math -march=native [-fopenmp]` (the
+ * target's mcpu/mattr choose the instruction set instead: native_isa.c) into
  * `kernel.so`; load dlopens it
  * (RTLD_LOCAL | RTLD_NOW) and looks up the host entry. The compiler is examined once
  * per process: its `--version` first line and the flags are the identity that keys
@@ -27,6 +28,7 @@
 #include "base/files.h"
 #include "base/str.h"
 #include "runtime/cc_memo.h"
+#include "runtime/native_isa.h"
 #include "runtime/spawn.h"
 
 /* What is known about the compiler, found once (a failure to allocate is retried). */
@@ -41,6 +43,7 @@ typedef struct compiler {
   bool known;     /* openmp and native came from the memo (cc_memo.h) */
   char memo_key[33];
   char *identity; /* "<version>|<flags>|cc=<words>|native=<features>", made on first use */
+  char *identity_host_cpu; /* identity + " -march=native|cpu=<fingerprint>": -march=native builds */
 } compiler;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,8 +51,14 @@ static compiler g_cc;
 
 /* -fwrapv and -ffp-contract=off keep lowered code's meaning (docs/lowering.md):
  * integer arithmetic wraps, and one IR operation is one rounding (no FMA fusion),
- * so compiled kernels give the interpreter's results bit for bit. */
-static const char *const k_flags[] = {"-O3", "-march=native", "-fPIC", "-shared", "-fwrapv", "-ffp-contract=off", NULL};
+ * so compiled kernels give the interpreter's results bit for bit.
+ * -fno-trapping-math changes no result (kernels never read the floating-point
+ * exception flags); it lets the vectorizer turn float comparisons into selects. */
+static const char *const k_flags[] = {"-O3",    "-fPIC", "-shared", "-fwrapv", "-ffp-contract=off",
+                                      "-fno-trapping-math", NULL};
+/* The instruction set comes from the target (native_isa.c): -march=native unless
+ * it names an mcpu; the flags of the target are part of the cache key. */
+static const char *const k_host_isa[] = {"-march=native", NULL};
 
 static void free_argv(char **argv) {
   for (size_t i = 0; argv && argv[i]; i++) tl__free(argv[i]);
@@ -276,9 +285,15 @@ static tl_status finish_locked(void) {
   tl__sb_append(&id, "|cc=");
   for (size_t i = 0; g_cc.argv[i]; i++) tl__sb_appendf(&id, "%zu:%s;", strlen(g_cc.argv[i]), g_cc.argv[i]);
   tl__sb_appendf(&id, "|native=%s", g_cc.native);
-  char *identity = tl__sb_finish(&id);
-  if (!identity) return tl__oom();
+  char *identity = tl__sb_finish(&id), *cpu = identity ? tl__native_host_cpu() : NULL;
+  char *with_cpu = identity && cpu ? tl__format("%s -march=native|cpu=%s", identity, cpu) : NULL;
+  tl__free(cpu);
+  if (!with_cpu) {
+    tl__free(identity);
+    return tl__oom();
+  }
   g_cc.identity = identity;
+  g_cc.identity_host_cpu = with_cpu;
   return TL_OK;
 }
 
@@ -313,10 +328,14 @@ bool tl__native_has_openmp(void) {
   return get_compiler(&cc) == TL_OK && cc->openmp;
 }
 
+/* A build for the host's own instruction set (no mcpu) is keyed on the host CPU. */
 static const char *native_identity(const tl__build_request *req) {
-  (void)req;
   const compiler *cc;
-  return get_compiler(&cc) == TL_OK ? cc->identity : NULL;
+  const char *mcpu = NULL;
+  bool portable = req && req->target &&
+                  (tl_target_attr_str(req->target, "march", &mcpu) || tl_target_attr_str(req->target, "mcpu", &mcpu)) &&
+                  mcpu && *mcpu && strcmp(mcpu, "native") != 0;
+  return get_compiler(&cc) == TL_OK ? (portable ? cc->identity : cc->identity_host_cpu) : NULL;
 }
 
 /* ------------------------------------------------------------------- build */
@@ -329,17 +348,19 @@ tl_status tl__write_translation_unit(const tl__build_request *req, const char *p
   return tl__file_write_parts(path, parts);
 }
 
-tl_status tl__native_compile_shared(const char *src, const char *so, bool openmp, bool portable,
-                                    const char *const *libs) {
+/* Compiles with the instruction-set flags `isa` (NULL-terminated; NULL: none). */
+static tl_status compile_shared(const char *src, const char *so, bool openmp, const char *const *isa,
+                                const char *const *libs) {
   const compiler *cc;
   TL__TRY(get_compiler(&cc));
-  size_t nlibs = 0;
+  size_t nlibs = 0, nisa = 0;
   while (libs && libs[nlibs]) nlibs++;
-  const char **extra = tl__calloc(sizeof k_flags / sizeof k_flags[0] + nlibs + 6, sizeof *extra);
+  while (isa && isa[nisa]) nisa++;
+  const char **extra = tl__calloc(sizeof k_flags / sizeof k_flags[0] + nisa + nlibs + 6, sizeof *extra);
   if (!extra) return tl__oom();
   size_t n = 0;
-  for (size_t i = 0; k_flags[i]; i++)
-    if (!portable || strcmp(k_flags[i], "-march=native") != 0) extra[n++] = k_flags[i];
+  for (size_t i = 0; k_flags[i]; i++) extra[n++] = k_flags[i];
+  for (size_t i = 0; i < nisa; i++) extra[n++] = isa[i];
   if (openmp && cc->openmp) extra[n++] = "-fopenmp";
   extra[n++] = "-o";
   extra[n++] = so;
@@ -361,6 +382,11 @@ tl_status tl__native_compile_shared(const char *src, const char *so, bool openmp
   return s;
 }
 
+tl_status tl__native_compile_shared(const char *src, const char *so, bool openmp, bool portable,
+                                    const char *const *libs) {
+  return compile_shared(src, so, openmp, portable ? NULL : k_host_isa, libs);
+}
+
 const char *tl__native_compiler_version(void) {
   const compiler *cc;
   return get_compiler_ex(false, &cc) == TL_OK ? cc->version : NULL;
@@ -369,9 +395,12 @@ const char *tl__native_compiler_version(void) {
 static tl_status native_build(const tl__build_request *req, const char *dir) {
   if (!req->host)
     return tl__error(TL_EINVAL, "execution backend 'native' needs host code (the backend's spec must enable host codegen)");
+  char **isa = NULL;
+  TL__TRY(tl__native_isa_flags(req->target, &isa));
   char *src = tl__path_join(dir, "kernel.c"), *so = tl__path_join(dir, "kernel.so");
   tl_status s = src && so ? tl__write_translation_unit(req, src) : tl__oom();
-  if (s == TL_OK) s = tl__native_compile_shared(src, so, true, false, NULL);
+  if (s == TL_OK) s = compile_shared(src, so, true, (const char *const *)isa, NULL);
+  tl__native_isa_flags_free(isa);
   tl__free(src);
   tl__free(so);
   return s;

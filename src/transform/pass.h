@@ -51,6 +51,9 @@ tl_status tl__lower_tile_op_serial(tl_ir_module *mod, const tl_ir_expr *call, tl
 /* The dtype T.gemm forms the product of an A and a B element in, so that
  * converting it to C's dtype rounds as the interpreter does (lower_tile_ops.c). */
 tl_dtype tl__gemm_product_dtype(tl_dtype a, tl_dtype b, tl_dtype c);
+/* T.gemm on on-chip tiles to T.gemm_strided for the C code generator's blocked
+ * kernel, where it qualifies (lower_gemm_cpu.c). */
+tl_status tl__pass_lower_gemm_cpu(tl_ir_module *mod, const tl_target *target);
 /* T.Kernel's blocks to a parallel loop for the CPU (lower_kernel_cpu.c). */
 tl_status tl__pass_lower_kernel_cpu(tl_ir_module *mod, const tl_target *target);
 /* Allocated buffers to one dimension (flatten.c). */

@@ -8,7 +8,8 @@
 static const tl__pass k_c_passes[] = {
     {"cpu_tile_budget", tl__pass_cpu_tile_budget},   /* tiles live on the stack: a limit */
     {"simplify", tl__pass_simplify},
-    {"lower_tile_ops", tl__pass_lower_tile_ops},     /* T.copy, T.gemm, ... -> loops */
+    {"lower_gemm_cpu", tl__pass_lower_gemm_cpu},     /* T.gemm on tiles -> T.gemm_strided */
+    {"lower_tile_ops", tl__pass_lower_tile_ops},     /* T.copy, other T.gemm, ... -> loops */
     {"lower_kernel_cpu", tl__pass_lower_kernel_cpu}, /* blocks -> one parallel loop */
     {"flatten", tl__pass_flatten},                   /* local arrays -> one dimension */
     {"simplify", tl__pass_simplify},

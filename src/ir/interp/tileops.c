@@ -325,6 +325,50 @@ static tl_status op_gemm(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span
   return st;
 }
 
+/* ---------------------------------------------------------- T.gemm_strided */
+
+/* The address `off` elements (in the buffer's layout) past the region's first element. */
+static tl_status strided_addr(const region *r, int64_t off, tl_ir_span span, char **out) {
+  for (uint32_t i = 0; i < r->ndim; i++) off += r->mins[i] * r->strides[i];
+  if (off < 0 || ((uint64_t)off + 1) * r->esz > r->st->nbytes)
+    return tl__interp_error(TL_ERUNTIME, span, "T.gemm_strided: element %" PRId64 " of buffer '%s' is outside it", off,
+                            r->buf->name);
+  *out = r->st->data + (size_t)off * r->esz;
+  return TL_OK;
+}
+
+/* The lowered form of T.gemm (include/tilelang/ir.h), with T.gemm's rounding for
+ * the dtypes lower_gemm_cpu admits: float32 C, float A and B of at most 32 bits. */
+static tl_status op_gemm_strided(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
+  static const char *const names[10] = {"m", "n", "k", "a_rs", "a_cs", "b_rs", "b_cs", "c_rs", "c_cs", "clear"};
+  region A, B, C;
+  int64_t v[10];
+  TL__TRY(eval_region(fr, call->u.call.args[0], "T.gemm_strided", "a", span, &A));
+  TL__TRY(eval_region(fr, call->u.call.args[1], "T.gemm_strided", "b", span, &B));
+  TL__TRY(eval_region(fr, call->u.call.args[2], "T.gemm_strided", "c", span, &C));
+  for (int i = 0; i < 10; i++) TL__TRY(int_arg(fr, call->u.call.args[3 + i], "T.gemm_strided", names[i], span, &v[i]));
+  if (!tl_dtype_eq(C.dt, TL_DT_FLOAT32) || !tl_dtype_is_float(A.dt) || A.dt.bits > 32 || !tl_dtype_is_float(B.dt) ||
+      B.dt.bits > 32)
+    return tl__interp_error(TL_EUNSUPPORTED, span, "T.gemm_strided: C must be float32 and A, B floats of at most 32 bits");
+  int64_t M = v[0], N = v[1], K = v[2];
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      char *pc, *pa, *pb;
+      TL__TRY(strided_addr(&C, i * v[7] + j * v[8], span, &pc));
+      float acc = v[9] ? 0.0f : (float)tl__iv_load(C.dt, pc).f;
+      for (int64_t k = 0; k < K; k++) {
+        TL__TRY(strided_addr(&A, i * v[3] + k * v[4], span, &pa));
+        TL__TRY(strided_addr(&B, k * v[5] + j * v[6], span, &pb));
+        float prod = (float)tl__iv_load(A.dt, pa).f * (float)tl__iv_load(B.dt, pb).f;
+        acc = acc + prod;
+      }
+      tl__ival out = zero_of(C.dt);
+      out.f = acc;
+      tl__iv_store(C.dt, pc, out);
+    }
+  return TL_OK;
+}
+
 /* ------------------------------------------------------------ reductions */
 
 /* Where the op table's fold of `op` starts, in dtype t. */

@@ -26,7 +26,7 @@ static inline int32_t tl_ceildiv_i32(int32_t a, int32_t b) { int32_t q = a / b; 
 #endif
 
 static void axpy_kernel(const float *restrict X, float *restrict Y, float alpha, int32_t shift, int32_t M) {
-  TL_OMP(omp parallel for collapse(2) if((M / 2 + (M % 2 != 0)) * 2 > 1))
+  TL_OMP(omp parallel for collapse(2) if((M / 2 + (M % 2 != 0)) * 2 >= 1725))
   for (int32_t by = 0; by < M / 2 + (M % 2 != 0); ++by) {
     for (int32_t bx = 0; bx < 2; ++bx) {
       float t[4];

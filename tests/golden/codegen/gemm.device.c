@@ -15,7 +15,13 @@
 
 #ifndef TL_HELPER_FP16
 #define TL_HELPER_FP16
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 static inline uint16_t tl_f16_from_f64(double x) {
+#if defined(__F16C__)
+  if ((double)(float)x == x) return (uint16_t)_cvtss_sh((float)x, 0);
+#endif
   union { double d; uint64_t u; } v = {x};
   uint16_t sign = (uint16_t)((v.u >> 48) & 0x8000u);
   int e = (int)((v.u >> 52) & 0x7ff);
@@ -32,6 +38,9 @@ static inline uint16_t tl_f16_from_f64(double x) {
   return (uint16_t)(sign | (((uint64_t)(E - 1) << 10) + q));
 }
 static inline float tl_f16_to_f32(uint16_t h) {
+#if defined(__F16C__)
+  return _cvtsh_ss(h);
+#endif
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
   union { uint32_t u; float f; } v;
   if (e == 0x1f) v.u = sign | 0x7f800000u | (m ? 0x400000u | (m << 13) : 0u);
@@ -45,6 +54,10 @@ static inline float tl_f16_to_f32(uint16_t h) {
 }
 static inline float tl_round_f16(double x) { return tl_f16_to_f32(tl_f16_from_f64(x)); }
 static inline uint16_t tl_bf16_from_f64(double x) {
+  if ((double)(float)x == x) {
+    union { float f; uint32_t u; } b = {(float)x};
+    return (uint16_t)((b.u + 0x7fffu + ((b.u >> 16) & 1u)) >> 16);
+  }
   union { double d; uint64_t u; } v = {x};
   uint16_t sign = (uint16_t)((v.u >> 48) & 0x8000u);
   int e = (int)((v.u >> 52) & 0x7ff);
@@ -66,6 +79,120 @@ static inline float tl_bf16_to_f32(uint16_t h) {
   return v.f;
 }
 static inline float tl_round_bf16(double x) { return tl_bf16_to_f32(tl_bf16_from_f64(x)); }
+#endif
+#ifndef TL_HELPER_GEMM
+#define TL_HELPER_GEMM
+#define TL_GEMM_F32 0
+#define TL_GEMM_F16 1
+#define TL_GEMM_BF16 2
+#define TL_GEMM_MR 6   /* rows of the register tile */
+#define TL_GEMM_NR 16  /* columns of the register tile: two 8-float vectors */
+#define TL_GEMM_KC 128 /* k values per packed chunk */
+#define TL_GEMM_MC 96  /* rows of op(A) per packed block (a multiple of MR) */
+#if defined(__has_attribute)
+#if __has_attribute(vector_size)
+#define TL_GEMM_VECTOR 1
+#endif
+#endif
+#ifdef TL_GEMM_VECTOR
+typedef float tl_gemm_v8 __attribute__((vector_size(32)));
+typedef float tl_gemm_v8u __attribute__((vector_size(32), aligned(4)));
+#define TL_GEMM_ALIGNED __attribute__((aligned(32)))
+#if defined(__FMA__) && defined(__AVX__)
+#include <immintrin.h>
+#define TL_GEMM_MAC(acc, a, b) ((acc) = (tl_gemm_v8)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(acc)))
+#else
+#define TL_GEMM_MAC(acc, a, b) ((acc) += (a) * (b))
+#endif
+#define TL_GEMM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define TL_GEMM_LOAD(r) \
+  tl_gemm_v8 c##r##a = *(const tl_gemm_v8u *)(base + r * rs), c##r##b = *(const tl_gemm_v8u *)(base + r * rs + 8);
+#define TL_GEMM_STEP(r) { \
+    tl_gemm_v8 a_ = {a[r], a[r], a[r], a[r], a[r], a[r], a[r], a[r]}; \
+    TL_GEMM_MAC(c##r##a, a_, b0); \
+    TL_GEMM_MAC(c##r##b, a_, b1); \
+  }
+#define TL_GEMM_STORE(r) \
+  *(tl_gemm_v8u *)(base + r * rs) = c##r##a; \
+  *(tl_gemm_v8u *)(base + r * rs + 8) = c##r##b;
+#else
+#define TL_GEMM_ALIGNED
+#endif
+static inline float tl_gemm_element(int type, const void *p, int64_t i) {
+  if (type == TL_GEMM_F16) return tl_f16_to_f32(((const uint16_t *)p)[i]);
+  if (type == TL_GEMM_BF16) return tl_bf16_to_f32(((const uint16_t *)p)[i]);
+  return ((const float *)p)[i];
+}
+/* Rows [i0, i0 + mc) and k values [k0, k0 + kc) of op(A): panels of MR rows, k-major
+ * inside, rows past the block zero. */
+static inline void tl_gemm_pack_a(float *restrict ap, int type, const void *A, int64_t a_rs, int64_t a_cs, int64_t i0,
+                       int64_t mc, int64_t k0, int64_t kc) {
+  for (int64_t p = 0; p < mc; p += TL_GEMM_MR)
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t r = 0; r < TL_GEMM_MR; r++)
+        *ap++ = p + r < mc ? tl_gemm_element(type, A, (i0 + p + r) * a_rs + (k0 + k) * a_cs) : 0.0f;
+}
+/* Columns [j0, j0 + NR) and k values [k0, k0 + kc) of op(B), k-major, columns past N zero. */
+static inline void tl_gemm_pack_b(float *restrict bp, int type, const void *B, int64_t b_rs, int64_t b_cs, int64_t N,
+                       int64_t j0, int64_t k0, int64_t kc) {
+  for (int64_t k = 0; k < kc; k++)
+    for (int64_t j = 0; j < TL_GEMM_NR; j++)
+      *bp++ = j0 + j < N ? tl_gemm_element(type, B, (k0 + k) * b_rs + (j0 + j) * b_cs) : 0.0f;
+}
+/* The mr x nr tile at c += packed A panel (kc x MR) times packed B panel (kc x NR). */
+static inline void tl_gemm_micro(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict c,
+                      int64_t c_rs, int64_t c_cs, int64_t mr, int64_t nr) {
+  TL_GEMM_ALIGNED float t[TL_GEMM_MR * TL_GEMM_NR];
+  int whole = mr == TL_GEMM_MR && nr == TL_GEMM_NR && c_cs == 1;
+  float *restrict base = whole ? c : t;
+  int64_t rs = whole ? c_rs : TL_GEMM_NR;
+  if (!whole)
+    for (int64_t r = 0; r < TL_GEMM_MR; r++)
+      for (int64_t j = 0; j < TL_GEMM_NR; j++) t[r * TL_GEMM_NR + j] = r < mr && j < nr ? c[r * c_rs + j * c_cs] : 0.0f;
+#ifdef TL_GEMM_VECTOR
+  TL_GEMM_ROWS(TL_GEMM_LOAD)
+  for (int64_t k = 0; k < kc; k++) {
+    const float *a = ap + k * TL_GEMM_MR;
+    tl_gemm_v8 b0 = *(const tl_gemm_v8 *)(bp + k * TL_GEMM_NR), b1 = *(const tl_gemm_v8 *)(bp + k * TL_GEMM_NR + 8);
+    TL_GEMM_ROWS(TL_GEMM_STEP)
+  }
+  TL_GEMM_ROWS(TL_GEMM_STORE)
+#else
+  for (int64_t k = 0; k < kc; k++)
+    for (int64_t r = 0; r < TL_GEMM_MR; r++) {
+      float a = ap[k * TL_GEMM_MR + r];
+      for (int64_t j = 0; j < TL_GEMM_NR; j++) base[r * rs + j] += a * bp[k * TL_GEMM_NR + j];
+    }
+#endif
+  if (!whole)
+    for (int64_t r = 0; r < mr; r++)
+      for (int64_t j = 0; j < nr; j++) c[r * c_rs + j * c_cs] = t[r * TL_GEMM_NR + j];
+}
+/* C[i, j] (= 0 when clear, then) += sum over k ascending of op(A)[i, k] * op(B)[k, j]; element
+ * (i, k) of op(A) is A[i * a_rs + k * a_cs], (k, j) of op(B) B[k * b_rs + j * b_cs], (i, j) of
+ * C C[i * c_rs + j * c_cs]; A and B hold `type` elements. */
+static inline void tl_gemm(int64_t M, int64_t N, int64_t K, int type, const void *A, int64_t a_rs, int64_t a_cs,
+                const void *B, int64_t b_rs, int64_t b_cs, float *C, int64_t c_rs, int64_t c_cs, int clear) {
+  TL_GEMM_ALIGNED float ap[TL_GEMM_MC * TL_GEMM_KC];
+  TL_GEMM_ALIGNED float bp[TL_GEMM_KC * TL_GEMM_NR];
+  if (clear)
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++) C[i * c_rs + j * c_cs] = 0.0f;
+  for (int64_t k0 = 0; k0 < K; k0 += TL_GEMM_KC) {
+    int64_t kc = K - k0 < TL_GEMM_KC ? K - k0 : TL_GEMM_KC;
+    for (int64_t i0 = 0; i0 < M; i0 += TL_GEMM_MC) {
+      int64_t mc = M - i0 < TL_GEMM_MC ? M - i0 : TL_GEMM_MC;
+      tl_gemm_pack_a(ap, type, A, a_rs, a_cs, i0, mc, k0, kc);
+      for (int64_t j0 = 0; j0 < N; j0 += TL_GEMM_NR) {
+        int64_t nr = N - j0 < TL_GEMM_NR ? N - j0 : TL_GEMM_NR;
+        tl_gemm_pack_b(bp, type, B, b_rs, b_cs, N, j0, k0, kc);
+        for (int64_t p = 0; p < mc; p += TL_GEMM_MR)
+          tl_gemm_micro(kc, ap + p * kc, bp, C + (i0 + p) * c_rs + j0 * c_cs, c_rs, c_cs,
+                        mc - p < TL_GEMM_MR ? mc - p : TL_GEMM_MR, nr);
+      }
+    }
+  }
+}
 #endif
 
 static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B, uint16_t *restrict C) {
@@ -91,18 +218,12 @@ static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B
             B_shared[i_2 * 32 + j_2] = tl_f16_from_f64(k * 32 + i_2 < 72 && bx * 32 + j_2 < 80 ? tl_f16_to_f32(B[(k * 32 + i_2) * 80 + (bx * 32 + j_2)]) : 0.0f);
           }
         }
-        for (int32_t i_3 = 0; i_3 < 32; ++i_3) {
-          for (int32_t k_1 = 0; k_1 < 32; ++k_1) {
-            for (int32_t j_3 = 0; j_3 < 32; ++j_3) {
-              C_local[i_3 * 32 + j_3] = C_local[i_3 * 32 + j_3] + tl_f16_to_f32(A_shared[i_3 * 32 + k_1]) * tl_f16_to_f32(B_shared[k_1 * 32 + j_3]);
-            }
-          }
-        }
+        tl_gemm(32, 32, 32, TL_GEMM_F16, &A_shared[0], 32, 1, &B_shared[0], 32, 1, &C_local[0], 32, 1, 0);
       }
-      for (int32_t i_4 = 0; i_4 < 32; ++i_4) {
-        for (int32_t j_4 = 0; j_4 < 32; ++j_4) {
-          if (bx * 32 + j_4 < 80) {
-            C[(by * 32 + i_4) * 80 + (bx * 32 + j_4)] = tl_f16_from_f64(C_local[i_4 * 32 + j_4]);
+      for (int32_t i_3 = 0; i_3 < 32; ++i_3) {
+        for (int32_t j_3 = 0; j_3 < 32; ++j_3) {
+          if (bx * 32 + j_3 < 80) {
+            C[(by * 32 + i_3) * 80 + (bx * 32 + j_3)] = tl_f16_from_f64(C_local[i_3 * 32 + j_3]);
           }
         }
       }

@@ -14,7 +14,7 @@
 #endif
 
 static void vadd_kernel(const float *restrict A, const float *restrict B, float *restrict C, int32_t N) {
-  TL_OMP(omp parallel for if(N / 256 + (N % 256 != 0) > 1))
+  TL_OMP(omp parallel for if(N / 256 + (N % 256 != 0) >= 128))
   for (int32_t bx = 0; bx < N / 256 + (N % 256 != 0); ++bx) {
     for (int32_t i = 0; i < 256; ++i) {
       if (bx * 256 + i < N) {
