@@ -19,9 +19,10 @@ A later stage runs only when `check` passed.
 
 What a kernel is (the unit counted). A top-level `def` of the file that upstream
 would compile: decorated `@T.prim_func` or `@tilelang.jit[(...)]` (the last
-component of the decorator's dotted name is `prim_func` or `jit`), or a factory:
-a `def` whose body defines such a function and returns a value. Test functions
-that build a kernel inside and do not return it are not kernels. Files without a
+component of the decorator's dotted name is `prim_func` or `jit` and its first
+one a name the file binds to a tilelang module: not `@triton.jit`), or a
+factory: a `def` whose body defines such a function and returns it by name. Test
+functions that build a kernel inside and do not return it are not kernels. Files without a
 kernel are not counted.
 
 How sizes are bound (sizes only, never the body). The script evaluates, with a
@@ -130,23 +131,46 @@ def deco_last(e):
     return d.rsplit(".", 1)[-1] if d else ""
 
 
+TILELANG_NAMES = set()  # names the file binds to tilelang modules or to tilelang.jit
+
+
+def tilelang_names(tree):
+    names = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.name.split(".")[0] == "tilelang":
+                    names.add(a.asname or a.name.split(".")[0])
+        elif isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "tilelang":
+            for a in n.names:
+                names.add(a.asname or a.name)
+    return names
+
+
 def is_kernel_deco(e):
-    return deco_last(e) in ("prim_func", "jit")
+    """@T.prim_func, @tilelang.jit(...), @jit from tilelang (not @triton.jit)."""
+    d = dotted(e)
+    if not d or deco_last(e) not in ("prim_func", "jit"):
+        return False
+    return d.split(".")[0] in TILELANG_NAMES
 
 
-def has_return_value(fn):
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Return) and n.value is not None:
-            return True
-    return False
+def returns_nested_kernel(fn):
+    """A factory: it returns (the name of) a kernel it defines inside."""
+    inner, rets = set(), []
 
+    def visit(node):  # fn's own statements, not those of functions inside it
+        for c in ast.iter_child_nodes(node):
+            if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if any(is_kernel_deco(d) for d in c.decorator_list):
+                    inner.add(c.name)
+            elif isinstance(c, ast.Return):
+                rets.append(c)
+            elif not isinstance(c, (ast.Lambda, ast.ClassDef)):
+                visit(c)
 
-def nested_kernel(fn):
-    for n in ast.walk(fn):
-        if n is not fn and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if any(is_kernel_deco(d) for d in n.decorator_list):
-                return True
-    return False
+    visit(fn)
+    return any(isinstance(r.value, ast.Name) and r.value.id in inner for r in rets)
 
 
 class Kernel:
@@ -194,13 +218,15 @@ def tensor_ann_shape(ann):
 
 
 def find_kernels(tree):
+    TILELANG_NAMES.clear()
+    TILELANG_NAMES.update(tilelang_names(tree))
     ks = []
     for n in tree.body:
         if not isinstance(n, ast.FunctionDef):
             continue
         if any(is_kernel_deco(d) for d in n.decorator_list):
             ks.append(Kernel(n))
-        elif nested_kernel(n) and has_return_value(n):
+        elif returns_nested_kernel(n):
             ks.append(Kernel(n))
     return ks
 
@@ -740,9 +766,16 @@ def main():
                 cmd = list(base)
                 cmd[1] = "run"
                 cmd += ["--check", "--target", "c", "--cache-dir", os.path.join(tmp, "cache")]
-                for d in dims:
-                    cmd += ["--dim", "%s=%d" % (d, CAP)]
-                rc, out, err, dt = run(cmd, args.timeout, env)
+                use = list(dims)
+                while True:  # a file's symbolic dims need not all belong to this kernel
+                    extra = []
+                    for d in use:
+                        extra += ["--dim", "%s=%d" % (d, CAP)]
+                    rc, out, err, dt = run(cmd + extra, args.timeout, env)
+                    m = re.search(r"--dim (\w+): '[^']*' has no symbolic dimension", err)
+                    if rc == 0 or not m or m.group(1) not in use:
+                        break
+                    use.remove(m.group(1))
                 r["cpu"] = rc == 0
                 r["cpu_error"] = None if rc == 0 else first_error(err + out)
                 r["cpu_s"] = round(dt, 2)
