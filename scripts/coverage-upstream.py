@@ -3,6 +3,7 @@
 
 usage: scripts/coverage-upstream.py UPSTREAM [--tlc PATH] [--out TABLE] [--json FILE]
                                     [--filter REGEX] [--timeout S] [--no-run] [--no-cuda]
+                                    [--jobs N] [--cpu-backend native|tcc]
 
 UPSTREAM is a checkout (or an exported tree) of github.com/tile-ai/tilelang; only
 its examples/ and testing/python/language/ are read. No upstream code lives here:
@@ -11,7 +12,9 @@ this script reads those files with Python's `ast` module and drives `tlc`.
 For every kernel in every file it runs, each with a timeout:
   check   tlc check FILE --func F --param ...
   cpu     tlc run FILE --func F --param ... --dim ... --check --target c
-          (the compiled C kernel against the reference interpreter)
+          --execution-backend native|tcc (the compiled C kernel against the
+          reference interpreter, on tlc's seeded random inputs: kernels that index
+          with their input data can go out of bounds on them)
   cuda    tlc run FILE --func F --param ... --target {"kind":"cuda","arch":"sm_90a"}
           --execution-backend nvrtc: counts as built when NVRTC compiled the
           kernel ("... compiled in N ms"); without a GPU the run itself fails after.
@@ -43,7 +46,9 @@ threads: 128; stages: 2; anything else: 256) and the result says "guessed".
 Then sizes are made small enough for the interpreter: an int bound to a parameter
 that is not a tile-like name (block, tile, thread, stage, split, chunk, warp, ...)
 and exceeds 256 is replaced by the least multiple of the lcm of the tile-like
-ints that is >= 256 (when that is smaller). Symbolic dims (`T.dynamic("n")`,
+ints that is >= 256 (when that is smaller); counts (batch, heads, groups,
+experts, num_*) are at most 2. Each CPU run may use 4 GiB of address space.
+Symbolic dims (`T.dynamic("n")`,
 `T.symbolic("n")`) found in the file get `--dim n=256` for the CPU run.
 
 Failures are grouped by their first error message with the location and numbers
@@ -585,8 +590,20 @@ def literal(v):
     return None
 
 
+# Counts (batch, heads, groups, experts) multiply the problem: they are kept small.
+COUNT_RE = re.compile(r"(?i)^(b|h|g|e|bs|bsz|batch\w*|\w*heads?\w*|\w*groups?|\w*experts?|num_\w+|n_\w+)$")
+COUNT_CAP = 2
+NOT_COUNT_RE = re.compile(r"(?i)block|tile|size|split|thread|stage|warp|pack|width|bits|dim")
+
+
+def is_count(name):
+    return bool(COUNT_RE.match(name)) and not NOT_COUNT_RE.search(name)
+
+
 def guess(name):
     n = name.lower()
+    if is_count(name):
+        return COUNT_CAP
     if "dtype" in n or n in ("in_dtype", "out_dtype", "accum_dtype"):
         return DType("float32" if "accum" in n else "float16")
     if "thread" in n:
@@ -609,7 +626,11 @@ def shrink(vals):
         if lcm > 4096:
             lcm = 4096
     for k, v in list(vals.items()):
-        if isinstance(v, int) and not isinstance(v, bool) and not TILE_RE.search(k) and v > CAP:
+        if not isinstance(v, int) or isinstance(v, bool):
+            continue
+        if is_count(k) and v > COUNT_CAP:
+            vals[k] = COUNT_CAP if v % COUNT_CAP == 0 else 1
+        elif not TILE_RE.search(k) and v > CAP:
             new = lcm * max(1, -(-CAP // lcm))
             if new < v:
                 vals[k] = new
@@ -702,10 +723,19 @@ def normalize(msg):
     return m[:160]
 
 
-def run(cmd, timeout, env):
+MEMORY_LIMIT = 4 << 30  # address space of one tlc run: a size that slipped through fails, not the machine
+
+
+def limit_memory():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run(cmd, timeout, env, limit=False):
     t0 = time.time()
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env,
+                           preexec_fn=limit_memory if limit else None)
         return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"), time.time() - t0
     except subprocess.TimeoutExpired:
         return 124, "", "timeout after %ds" % timeout, time.time() - t0
@@ -723,6 +753,8 @@ def main():
     ap.add_argument("--no-run", action="store_true", help="only tlc check")
     ap.add_argument("--no-cuda", action="store_true", help="skip the sm_90a build")
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--jobs", type=int, default=1, help="kernels tried at once")
+    ap.add_argument("--cpu-backend", default="native", help="execution backend of the CPU run (native, tcc)")
     args = ap.parse_args()
 
     files = []
@@ -736,7 +768,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tl-coverage-")
     env = dict(os.environ)
     env["TILELANG_CACHE_DIR"] = os.path.join(tmp, "cache")
-    results = []
+    work = []
     nfiles = 0
     for path in files:
         rel = os.path.relpath(path, args.upstream)
@@ -753,46 +785,53 @@ def main():
         dims = symbolic_dims(tree)
         for k in ks:
             params, notes = bindings_for(k, ev)
-            base = [args.tlc, "", path, "--func", k.name]
-            for n, v in params:
-                base += ["--param", "%s=%s" % (n, v)]
-            r = OrderedDict(file=rel, kernel=k.name, kind=k.kind, params=params, notes=notes)
+            work.append((path, rel, k.name, k.kind, params, notes, dims))
+
+    def one(item):
+        path, rel, kname, kind, params, notes, dims = item
+        base = [args.tlc, "", path, "--func", kname]
+        for n, v in params:
+            base += ["--param", "%s=%s" % (n, v)]
+        r = OrderedDict(file=rel, kernel=kname, kind=kind, params=params, notes=notes)
+        cmd = list(base)
+        cmd[1] = "check"
+        rc, out, err, dt = run(cmd, max(10, args.timeout // 4), env)
+        r["check"] = rc == 0
+        r["check_error"] = None if rc == 0 else first_error(err + out)
+        if rc == 0 and not args.no_run:
             cmd = list(base)
-            cmd[1] = "check"
-            rc, out, err, dt = run(cmd, max(10, args.timeout // 4), env)
-            r["check"] = rc == 0
-            r["check_error"] = None if rc == 0 else first_error(err + out)
-            if rc == 0 and not args.no_run:
-                cmd = list(base)
-                cmd[1] = "run"
-                cmd += ["--check", "--target", "c", "--cache-dir", os.path.join(tmp, "cache")]
-                use = list(dims)
-                while True:  # a file's symbolic dims need not all belong to this kernel
-                    extra = []
-                    for d in use:
-                        extra += ["--dim", "%s=%d" % (d, CAP)]
-                    rc, out, err, dt = run(cmd + extra, args.timeout, env)
-                    m = re.search(r"--dim (\w+): '[^']*' has no symbolic dimension", err)
-                    if rc == 0 or not m or m.group(1) not in use:
-                        break
-                    use.remove(m.group(1))
-                r["cpu"] = rc == 0
-                r["cpu_error"] = None if rc == 0 else first_error(err + out)
-                r["cpu_s"] = round(dt, 2)
-            if r["check"] and not args.no_cuda:
-                cmd = list(base)
-                cmd[1] = "run"
-                cmd += ["--target", CUDA_TARGET, "--execution-backend", "nvrtc", "--no-cache"]
-                rc, out, err, dt = run(cmd, args.timeout, env)
-                built = re.search(r"execution backend nvrtc, compiled in", out) is not None
-                r["cuda"] = built
-                r["cuda_error"] = None if built else first_error(err + out)
-            results.append(r)
-            status = "ok" if r["check"] else "FAIL " + (r["check_error"] or "")
-            print("%-70s %-28s check:%s cpu:%s cuda:%s" % (
-                rel[:70], k.name[:28], "ok" if r["check"] else "no", {True: "ok", False: "no"}.get(r.get("cpu"), "-"),
-                {True: "ok", False: "no"}.get(r.get("cuda"), "-")), file=sys.stderr)
-            del status
+            cmd[1] = "run"
+            cmd += ["--check", "--target", "c", "--execution-backend", args.cpu_backend, "--cache-dir",
+                    os.path.join(tmp, "cache")]
+            use = list(dims)
+            while True:  # a file's symbolic dims need not all belong to this kernel
+                extra = []
+                for d in use:
+                    extra += ["--dim", "%s=%d" % (d, CAP)]
+                rc, out, err, dt = run(cmd + extra, args.timeout, env, limit=True)
+                m = re.search(r"--dim (\w+): '[^']*' has no symbolic dimension", err)
+                if rc == 0 or not m or m.group(1) not in use:
+                    break
+                use.remove(m.group(1))
+            r["cpu"] = rc == 0
+            r["cpu_error"] = None if rc == 0 else first_error(err + out)
+            r["cpu_s"] = round(dt, 2)
+        if r["check"] and not args.no_cuda:
+            cmd = list(base)
+            cmd[1] = "run"
+            cmd += ["--target", CUDA_TARGET, "--execution-backend", "nvrtc", "--no-cache"]
+            rc, out, err, dt = run(cmd, args.timeout, env)
+            built = re.search(r"execution backend nvrtc, compiled in", out) is not None
+            r["cuda"] = built
+            r["cuda_error"] = None if built else first_error(err + out)
+        print("%-70s %-28s check:%s cpu:%s cuda:%s" % (
+            rel[:70], kname[:28], "ok" if r["check"] else "no", {True: "ok", False: "no"}.get(r.get("cpu"), "-"),
+            {True: "ok", False: "no"}.get(r.get("cuda"), "-")), file=sys.stderr, flush=True)
+        return r
+
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(one, work))
 
     lines = summarize(results, nfiles, args)
     text = "\n".join(lines) + "\n"
