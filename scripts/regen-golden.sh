@@ -1,14 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered, gpu_codegen, cuda, layouts.
+# Areas: target, ir, frontend, parse_errors, codegen_examples, gpu_lowered, gpu_codegen, cuda, layouts.
 # An area is a regen_<area> function below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-AREAS="target ir parse_errors codegen_examples gpu_lowered gpu_codegen cuda layouts"
+AREAS="target ir frontend parse_errors codegen_examples gpu_lowered gpu_codegen cuda layouts"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -43,6 +43,22 @@ regen_ir() {
     n=$((n + 1))
   done
   echo "regenerated tests/golden/ir ($n examples)"
+}
+
+# tests/golden/frontend/<kernel>.txt: `tlc parse tests/frontend/<kernel>.py` with the
+# arguments of the file's `# tlc-args:` line (tests/frontend/run.sh compares them).
+regen_frontend() {
+  mkdir -p tests/golden/frontend
+  rm -f tests/golden/frontend/*.txt
+  n=0
+  for f in tests/frontend/*.py; do
+    name=$(basename "$f" .py)
+    args=$(sed -n 's/^# tlc-args: //p' "$f" | head -n 1)
+    # shellcheck disable=SC2086
+    tlc parse "$f" $args >"tests/golden/frontend/$name.txt"
+    n=$((n + 1))
+  done
+  echo "regenerated tests/golden/frontend ($n kernels)"
 }
 
 # tests/golden/parse_errors/<case>.err: the error of parsing <case>.py, as the

@@ -559,6 +559,12 @@ typedef struct tl_ir_parse_options {
   size_t struct_size;                  /* sizeof(tl_ir_parse_options) */
   const tl_ir_const_binding *consts;   /* bind factory/jit constants; others use defaults */
   size_t nconsts;
+  /* Since the field was added (struct_size covers it): when not NULL, only the
+   * kernel, factory or jit function of this name is elaborated; the file's
+   * other factories and jit functions are not run (as in Python, where a factory
+   * runs when it is called), so their unbound parameters are no error. A name
+   * the file does not define is TL_EINVAL naming the functions it has. */
+  const char *func;
 } tl_ir_parse_options;
 
 /* Parses kernel text in TileLang's Python DSL (the subset documented in

@@ -71,10 +71,49 @@ static void test_errors(void **state) {
   tl_oom_sweep(op_parse, NULL, &c);
 }
 
+/* The files of tests/frontend (upstream-style kernels: unread script code, factories' Python,
+ * hints) with the --param values of their `# tlc-args:` line. */
+static void test_upstream_style(void **state) {
+  (void)state;
+  const char *dir = TL_SOURCE_DIR "/tests/frontend";
+  size_t n = 0;
+  char **names = ft_list(dir, ".py", &n);
+  assert_true(n >= 5);
+  for (size_t i = 0; i < n; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    char *src = ft_read(path);
+    assert_non_null(src);
+    static char params[8][128];
+    const char *kv[9] = {0};
+    size_t nkv = 0;
+    const char *line = strstr(src, "# tlc-args:");
+    for (const char *p = line; p && *p && *p != '\n' && nkv < 8;) {
+      const char *q = strstr(p, "--param ");
+      const char *eol = strchr(p, '\n');
+      if (!q || (eol && q > eol)) break;
+      q += 8;
+      size_t len = strcspn(q, " \n");
+      snprintf(params[nkv], sizeof params[nkv], "%.*s", (int)len, q);
+      kv[nkv] = params[nkv];
+      nkv++;
+      p = q + len;
+    }
+    ctx c = {src, kv, TL_OK, NULL};
+    tl_ir_module *m = NULL;
+    c.expect = ft_parse(src, kv, &m); /* select_factory.py needs --func: an error here */
+    tl_ir_module_free(m);
+    assert_true(tl_oom_sweep(op_parse, NULL, &c) > 10);
+    free(src);
+  }
+  ft_free_list(names, n);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_examples),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_upstream_style),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@ extern const char tlc_build_usage[];
 int tlc_build_run(int argc, char **argv);
 
 const char tlc_build_usage[] =
-    "usage: tlc build FILE -o DIR [--func NAME] [--param K=V]... [--target T] [options]\n"
+    "usage: tlc build FILE -o DIR [--func NAME] [--param K=V]... [--dim N=V]... [--target T] [options]\n"
     "\n"
     "Compiles one function of FILE ahead of time and writes into DIR (created if\n"
     "missing):\n"

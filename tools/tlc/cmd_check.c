@@ -9,7 +9,7 @@ extern const char tlc_check_usage[];
 int tlc_check_run(int argc, char **argv);
 
 const char tlc_check_usage[] =
-  "usage: tlc check [--param K=V]... [--func NAME] FILE\n"
+  "usage: tlc check [--param K=V]... [--dim N=V]... [--func NAME] FILE\n"
   "\n"
   "Reads FILE (TileLang's Python DSL, the subset described in docs/frontend.md) and\n"
   "verifies the IR of its kernel functions: operand types, variables defined before\n"

@@ -26,9 +26,8 @@ const char tlc_interp_usage[] =
     "\n"
     TLC_KERNEL_ARGS_USAGE
     "                (--func is needed when FILE defines several functions)\n"
-    "  --dim N=V     value of a symbolic dimension or scalar parameter N (integer\n"
-    "                dimensions default to 1000, float scalars to a seeded random\n"
-    "                value, bool scalars to true); repeatable\n"
+    "                (--dim: integer dimensions default to 1000, float scalars to a\n"
+    "                seeded random value, bool scalars to true)\n"
     "  --seed S      seed of the random inputs (default 0)\n"
     "\n"
     "Inputs are uniform in [-1, 1] for floats and small integers otherwise; outputs\n"
@@ -38,27 +37,11 @@ const char tlc_interp_usage[] =
     "Exit status: 0 success, 1 a parse, argument or interpreter error (on stderr),\n"
     "2 usage error.\n";
 
-/* Splits "K=V" (pointing into arg). */
-static bool split_binding(char *arg, const char **k, const char **v) {
-  char *eq = strchr(arg, '=');
-  if (!eq || eq == arg) return false;
-  *eq = '\0';
-  *k = arg;
-  *v = eq + 1;
-  return true;
-}
-
-/* Consumes --dim or --seed at the iterator: 1 if taken, 0 if not ours, or
+/* Consumes --seed at the iterator: 1 if taken, 0 if not ours, or
  * -TLC_USAGE after a usage error. */
-static int take_option(tlc_args *a, tl__vec *dims, uint64_t *seed) {
+static int take_option(tlc_args *a, uint64_t *seed) {
   const char *v = NULL;
   bool missing = false;
-  if (tlc_args_value(a, "--dim", &v, &missing)) {
-    const char *k, *val;
-    if (missing || !split_binding((char *)v, &k, &val)) return -tlc_usage_error(a->cmd, "--dim needs N=V");
-    if (tl__vec_push(dims, &(tlc_dim_binding){k, val}) != TL_OK) return -tlc_fail();
-    return 1;
-  }
   if (tlc_args_value(a, "--seed", &v, &missing)) {
     char *end = NULL;
     errno = 0;
@@ -77,11 +60,10 @@ int tlc_interp_run(int argc, char **argv) {
   tlc_args_init(&a, cmd, argc, argv);
   tlc_kernel_args ka;
   tlc_kernel_args_init(&ka);
-  tl__vec dims = TL__VEC_INIT(tlc_dim_binding);
   uint64_t seed = 0;
   int rc = TLC_OK;
   while (!tlc_args_done(&a) && rc == TLC_OK) {
-    int r = take_option(&a, &dims, &seed);
+    int r = take_option(&a, &seed);
     if (r == 0) r = tlc_kernel_args_take(&ka, &a);
     if (r < 0) rc = -r;
     else if (r == 0) rc = tlc_usage_error(cmd, "unknown option '%s'", tlc_args_peek(&a));
@@ -92,7 +74,7 @@ int tlc_interp_run(int argc, char **argv) {
   tlc_kernel_io *io = NULL;
   if (rc == TLC_OK) rc = tlc_kernel_args_load_one(&ka, &mod, &f);
   if (rc == TLC_OK) {
-    if (tlc_kernel_io_create(mod, f, dims.data, dims.len, TLC_DEFAULT_DIM, seed, &io) != TL_OK) {
+    if (tlc_kernel_io_create(mod, f, ka.dims, ka.ndims, TLC_DEFAULT_DIM, seed, &io) != TL_OK) {
       rc = tlc_fail();
     } else {
       tlc_kernel_io_fill(io, seed);
@@ -103,6 +85,5 @@ int tlc_interp_run(int argc, char **argv) {
   tlc_kernel_io_free(io);
   tl_ir_module_free(mod);
   tlc_kernel_args_free(&ka);
-  tl__vec_free(&dims);
   return rc;
 }

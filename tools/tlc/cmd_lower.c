@@ -13,7 +13,7 @@ extern const char tlc_lower_usage[];
 int tlc_lower_run(int argc, char **argv);
 
 const char tlc_lower_usage[] =
-    "usage: tlc lower FILE [--func NAME] [--param K=V]... [--target T] [options]\n"
+    "usage: tlc lower FILE [--func NAME] [--param K=V]... [--dim N=V]... [--target T] [options]\n"
     "\n"
     "Resolves the backend context for the target, then runs the semantic check and\n"
     "the backend's lowering pipeline on one function of FILE and prints the lowered\n"

@@ -9,7 +9,7 @@ extern const char tlc_parse_usage[];
 int tlc_parse_run(int argc, char **argv);
 
 const char tlc_parse_usage[] =
-  "usage: tlc parse [--param K=V]... [--func NAME] FILE\n"
+  "usage: tlc parse [--param K=V]... [--dim N=V]... [--func NAME] FILE\n"
   "\n"
   "Reads FILE (TileLang's Python DSL, the subset described in docs/frontend.md) and\n"
   "prints the IR of its kernel functions in TileLang script style. Factories and\n"

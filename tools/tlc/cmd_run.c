@@ -33,9 +33,8 @@ const char tlc_run_usage[] =
     "A kernel whose tensors live in device memory (a GPU target) gets device copies of\n"
     "the inputs on device 0; its outputs are copied back before they are printed.\n"
     "\n"
-    "  --dim N=V       value of symbolic dimension or scalar parameter N (integer\n"
-    "                  dimensions default to 1000, float scalars to a seeded random\n"
-    "                  value, bool scalars to true); repeatable\n"
+    "  (--dim: integer dimensions default to 1000, float scalars to a seeded random\n"
+    "  value, bool scalars to true)\n"
     "  --seed S        seed of the random inputs (default 0)\n"
     "  --check         also run the reference interpreter on the same inputs and\n"
     "                  compare every output element (float32: rtol 1e-4, atol 1e-5;\n"
@@ -59,19 +58,9 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Splits "K=V" (pointing into arg). */
-static bool split_binding(char *arg, const char **k, const char **v) {
-  char *eq = strchr(arg, '=');
-  if (!eq || eq == arg) return false;
-  *eq = '\0';
-  *k = arg;
-  *v = eq + 1;
-  return true;
-}
-
 typedef struct run_opts {
-  tlc_dim_binding *dims;
-  size_t ndims, cap;
+  const tlc_dim_binding *dims; /* the shared --dim bindings (kernel_args) */
+  size_t ndims;
   uint64_t seed;
   bool check;
   long bench;
@@ -82,19 +71,6 @@ static int take_run_option(run_opts *ro, tlc_args *a) {
   const char *v = NULL;
   bool missing = false;
   if (tlc_args_flag(a, "--check")) return ro->check = true, 1;
-  if (tlc_args_value(a, "--dim", &v, &missing)) {
-    const char *k, *val;
-    if (missing || !split_binding((char *)v, &k, &val)) return -tlc_usage_error(a->cmd, "--dim needs N=V");
-    if (ro->ndims == ro->cap) {
-      size_t cap = ro->cap ? ro->cap * 2 : 8;
-      tlc_dim_binding *p = realloc(ro->dims, cap * sizeof *p);
-      if (!p) return -tlc_usage_error(a->cmd, "out of memory");
-      ro->dims = p;
-      ro->cap = cap;
-    }
-    ro->dims[ro->ndims++] = (tlc_dim_binding){k, val};
-    return 1;
-  }
   if (tlc_args_value(a, "--seed", &v, &missing)) {
     char *end;
     errno = 0;
@@ -233,10 +209,11 @@ int tlc_run_run(int argc, char **argv) {
   if (rc == TLC_OK) {
     tl_compile_options opts;
     tlc_compile_args_options(&ca, &opts);
+    ro.dims = ka.dims;
+    ro.ndims = ka.ndims;
     rc = run_kernel(mod, f, &opts, &ro);
   }
   tl_ir_module_free(mod);
-  free(ro.dims);
   tlc_compile_args_free(&ca);
   tlc_kernel_args_free(&ka);
   return rc;

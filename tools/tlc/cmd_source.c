@@ -13,7 +13,7 @@ extern const char tlc_source_usage[];
 int tlc_source_run(int argc, char **argv);
 
 const char tlc_source_usage[] =
-    "usage: tlc source FILE [--host] [--func NAME] [--param K=V]... [--target T] [options]\n"
+    "usage: tlc source FILE [--host] [--func NAME] [--param K=V]... [--dim N=V]... [--target T] [options]\n"
     "\n"
     "Lowers one function of FILE and prints the code the backend generates for it:\n"
     "the device code (for the c target, C source), or with --host the host code\n"

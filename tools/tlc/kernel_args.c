@@ -11,6 +11,8 @@ void tlc_kernel_args_init(tlc_kernel_args *ka) { memset(ka, 0, sizeof *ka); }
 void tlc_kernel_args_free(tlc_kernel_args *ka) {
   for (size_t i = 0; i < ka->nparams; i++) tl__free((char *)ka->params[i].name);
   tl__free(ka->params);
+  for (size_t i = 0; i < ka->ndims; i++) tl__free((char *)ka->dims[i].name);
+  tl__free(ka->dims);
   memset(ka, 0, sizeof *ka);
 }
 
@@ -55,9 +57,39 @@ static int add_param(tlc_kernel_args *ka, const tlc_command *cmd, const char *kv
   return 1;
 }
 
+/* Adds N=V of --dim; the name is copied, the value points into argv. */
+static int add_dim(tlc_kernel_args *ka, const tlc_command *cmd, const char *kv) {
+  const char *eq = kv ? strchr(kv, '=') : NULL;
+  if (!eq || eq == kv) return -tlc_usage_error(cmd, "--dim needs N=V, got '%s'", kv ? kv : "");
+  size_t n = (size_t)(eq - kv);
+  if (ka->ndims == ka->dims_cap) {
+    size_t cap = ka->dims_cap ? ka->dims_cap * 2 : 8;
+    tlc_dim_binding *p = tl__realloc(ka->dims, cap * sizeof *p);
+    if (!p) {
+      fprintf(stderr, "tlc: out of memory\n");
+      return -TLC_USAGE;
+    }
+    ka->dims = p;
+    ka->dims_cap = cap;
+  }
+  char *name = tl__malloc(n + 1);
+  if (!name) {
+    fprintf(stderr, "tlc: out of memory\n");
+    return -TLC_USAGE;
+  }
+  memcpy(name, kv, n);
+  name[n] = '\0';
+  ka->dims[ka->ndims++] = (tlc_dim_binding){name, eq + 1};
+  return 1;
+}
+
 int tlc_kernel_args_take(tlc_kernel_args *ka, tlc_args *a) {
   const char *value = NULL;
   bool missing = false;
+  if (tlc_args_value(a, "--dim", &value, &missing)) {
+    if (missing) return -tlc_usage_error(a->cmd, "--dim needs N=V");
+    return add_dim(ka, a->cmd, value);
+  }
   if (tlc_args_value(a, "--param", &value, &missing)) {
     if (missing) return -tlc_usage_error(a->cmd, "--param needs K=V");
     return add_param(ka, a->cmd, value);
@@ -81,12 +113,36 @@ int tlc_kernel_args_check(const tlc_kernel_args *ka, const tlc_command *cmd) {
   return TLC_OK;
 }
 
+/* Each --dim names a dimension or scalar of f, or of some function when f is NULL. */
+static int check_dims(const tlc_kernel_args *ka, const tl_ir_module *mod, const tl_ir_func *f) {
+  for (size_t i = 0; i < ka->ndims; i++) {
+    tl_status s = TL_EINVAL;
+    size_t n = f ? 1 : tl_ir_module_num_funcs(mod);
+    for (size_t j = 0; j < n && s != TL_OK; j++) s = tlc_kernel_io_check_dims(f ? f : tl_ir_module_func(mod, j), &ka->dims[i], 1);
+    if (s == TL_OK) continue;
+    if (!f && n != 1) {
+      fprintf(stderr, "tlc: --dim %s: no function of %s has a symbolic dimension or scalar parameter named so\n",
+              ka->dims[i].name, ka->file);
+      return TLC_FAIL;
+    }
+    return tlc_fail();
+  }
+  return TLC_OK;
+}
+
 int tlc_kernel_args_load(const tlc_kernel_args *ka, tl_ir_module **mod, tl_ir_func **func) {
-  tl_ir_parse_options opts = {sizeof opts, ka->params, ka->nparams};
+  tl_ir_parse_options opts = {sizeof opts, ka->params, ka->nparams, ka->func};
   *mod = NULL;
   if (func) *func = NULL;
   if (tl_ir_parse_file(ka->file, &opts, mod) != TL_OK) return tlc_fail();
-  if (!ka->func) return TLC_OK;
+  if (!ka->func) {
+    int rc = check_dims(ka, *mod, NULL);
+    if (rc != TLC_OK) {
+      tl_ir_module_free(*mod);
+      *mod = NULL;
+    }
+    return rc;
+  }
   tl_ir_func *f = tl_ir_module_find_func(*mod, ka->func);
   if (!f) {
     size_t n = tl_ir_module_num_funcs(*mod);
@@ -94,6 +150,11 @@ int tlc_kernel_args_load(const tlc_kernel_args *ka, tl_ir_module **mod, tl_ir_fu
     if (n == 0) fprintf(stderr, "it defines none");
     for (size_t i = 0; i < n; i++) fprintf(stderr, "%s%s", i ? ", " : "functions: ", tl_ir_module_func(*mod, i)->name);
     fprintf(stderr, ")\n");
+    tl_ir_module_free(*mod);
+    *mod = NULL;
+    return TLC_FAIL;
+  }
+  if (check_dims(ka, *mod, f) != TLC_OK) {
     tl_ir_module_free(*mod);
     *mod = NULL;
     return TLC_FAIL;

@@ -315,6 +315,14 @@ static tl_status check_bindings(const tl_ir_func *f, const tlc_dim_binding *dims
   return TL_OK;
 }
 
+tl_status tlc_kernel_io_check_dims(const tl_ir_func *f, const tlc_dim_binding *dims, size_t ndims) {
+  tl__vec syms = TL__VEC_INIT(sym);
+  tl_status s = bind_syms(f, dims, ndims, TLC_DEFAULT_DIM, &syms);
+  if (s == TL_OK) s = check_bindings(f, dims, ndims, &syms);
+  tl__vec_free(&syms);
+  return s;
+}
+
 static tl_status scalar_value(const tl_ir_param *p, const tlc_dim_binding *dims, size_t ndims, const tl__vec *syms,
                               uint64_t *rng, tl_value *out) {
   tl_dtype t = p->var->dtype;

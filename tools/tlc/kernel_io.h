@@ -43,6 +43,10 @@ typedef struct tlc_kernel_io {
 tl_status tlc_kernel_io_create(const tl_ir_module *mod, const tl_ir_func *f, const tlc_dim_binding *dims, size_t ndims,
                                int64_t default_dim, uint64_t seed, tlc_kernel_io **out);
 void tlc_kernel_io_free(tlc_kernel_io *io);
+/* The check tlc_kernel_io_create makes of `dims` alone: every binding names a
+ * symbolic dimension or scalar parameter of f, and integer values parse
+ * (TL_EINVAL naming the binding otherwise). For commands that do not run f. */
+tl_status tlc_kernel_io_check_dims(const tl_ir_func *f, const tlc_dim_binding *dims, size_t ndims);
 
 /* Fills every tensor the function reads with seeded random values (floats uniform
  * in [-1, 1] rounded to the dtype, signed integers in [-8, 8], unsigned in

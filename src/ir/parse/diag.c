@@ -15,6 +15,7 @@ void tl__parse_ctx_init(tl__parse_ctx *p, const char *src, size_t len, const cha
   p->file = file ? file : "<string>";
   tl__arena_init(&p->arena, 0);
   p->status = TL_OK;
+  p->outside_subset = false;
 }
 
 void tl__parse_ctx_free(tl__parse_ctx *p) { tl__arena_free(&p->arena); }

@@ -27,6 +27,7 @@ typedef enum tl__val_kind {
   V_BUILTIN,  /* T.<something> or a Python builtin the subset knows */
   V_SYMBOLIC, /* T.symbolic/T.dynamic at module level: one variable per function */
   V_PRIMFUNC, /* a @T.prim_func nested in a factory, elaborated */
+  V_LAMBDA,   /* a lambda: called on compile-time or IR values, its body evaluated there */
   V_OPAQUE    /* anything else (other modules, helper functions): an error when used */
 } tl__val_kind;
 
@@ -50,6 +51,7 @@ struct tl__val {
     struct { int id; int op; const char *name; } bi;
     struct { const char *name; tl_dtype dt; } sym;
     tl__prim_func_val *pf;
+    const tl__ast_expr *lambda; /* the AE_LAMBDA */
     const char *opaque; /* how to name it in messages */
   } u;
 };
@@ -66,7 +68,12 @@ typedef enum tl__builtin {
   BI_CONST, BI_EMPTY, BI_SYMBOLIC,
   BI_COPY, BI_FILL, BI_CLEAR, BI_GEMM, BI_REDUCE, BI_ATOMIC_ADD, BI_CUMSUM, BI_SYNC_THREADS,
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
-  BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL
+  BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL,
+  BI_HINT,        /* a hint statement: T.use_swizzle, T.annotate_layout, ... (elab_hints.c) */
+  BI_FUNC_ATTR,   /* T.func_attr({...}) */
+  BI_WARP_POLICY, /* T.GemmWarpPolicy: its members are strings */
+  BI_LAYOUT,      /* T.Layout, T.Fragment, make_swizzled_layout: values only hints take */
+  BI_DTYPE_OF     /* T.dtype("float16"): the dtype (its .bits are a value) */
 } tl__builtin;
 
 typedef struct tl__builtin_info {
@@ -128,8 +135,18 @@ typedef struct tl__jitparam {
 } tl__jitparam;
 
 /* A function elaborated but not yet added to the module (factories name it). */
+/* A function attribute the front end sets: T.func_attr({...}) entries and the
+ * hints recorded as "tl.hint.<name>" (elab_hints.c). */
+typedef struct tl__fattr {
+  const char *key;
+  bool is_int;
+  int64_t i;
+  const char *s;
+} tl__fattr;
+
 struct tl__prim_func_val {
   tl__vec params; /* tl__fparam */
+  tl__vec attrs;  /* tl__fattr, in the order set */
   tl_ir_stmt *body;
   uint32_t line, col;
 };
@@ -151,6 +168,7 @@ typedef struct tl__fstate {
   tl__vec empties;      /* tl_ir_buffer*: made by T.empty */
   tl__vec outputs;      /* tl_ir_buffer*: returned, in order */
   bool returned;
+  tl__prim_func_val *pf; /* the function being built (prim_func and jit), for its attributes */
 } tl__fstate;
 
 typedef struct tl__elab {
@@ -161,6 +179,11 @@ typedef struct tl__elab {
   bool *used_consts; /* per opts->consts entry */
   tl__vec env;       /* tl__binding */
   tl__fstate *fn;    /* the innermost function, NULL at the top level */
+  const char *only_func; /* opts->func: elaborate only this top-level function */
+  /* `from M import *`: names not otherwise defined come from T (tilelang.language)
+   * or are opaque members of M */
+  bool star_lang;
+  const char *star_module;
 } tl__elab;
 
 /* ------------------------------------------------------------------ helpers */
@@ -222,6 +245,10 @@ bool tl__shape(tl__elab *E, const tl__val *v, tl__pos at, uint32_t *ndim, tl_ir_
 
 /* Expressions. */
 tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e);
+/* tl__eval where failing is an answer (script code at the top level, decorators):
+ * on an error about the input, clears it and returns NULL with *why (if not NULL)
+ * the message's first line without its location. Out of memory stays an error. */
+tl__val *tl__try_eval(tl__elab *E, const tl__ast_expr *e, const char **why);
 /* The variable of a symbolic dimension in the current function. */
 tl_ir_var *tl__sym_var(tl__elab *E, const tl__val *sym, tl__pos at);
 /* Evaluates a call's arguments against a signature: names[i] for parameter i,
@@ -239,6 +266,40 @@ tl_ir_stmt *tl__elab_block_here(tl__elab *E, const tl__ast_block *b);
 /* A tile operation used as a statement (T.copy, ...); bi->name is the spelling
  * used for messages ("T.copy"). NULL after an error. */
 tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi);
+
+/* The caller's binding for `name` (opts->consts; marked used), parsed as a Python
+ * literal; NULL with *found false when there is none, NULL after an error. */
+tl__val *tl__bound_const(tl__elab *E, const char *name, bool *found);
+
+/* Hints (elab_hints.c): calls that tell upstream's compiler how to schedule a
+ * kernel and never change its results. tl__elab_hint records one on the function
+ * being built as the attribute "tl.hint.<name>" (a second one of a name is
+ * appended after "; "). tl__elab_hint_stmt elaborates a hint statement
+ * (T.use_swizzle, T.annotate_layout, ...); tl__elab_func_attr T.func_attr({...}).
+ * tl__elab_hint_kwargs records keyword arguments of a call that are hints. */
+bool tl__elab_hint(tl__elab *E, tl__pos at, const char *name, const char *text);
+bool tl__elab_hint_stmt(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi);
+bool tl__elab_func_attr(tl__elab *E, const tl__ast_expr *call);
+/* Removes the hint keywords (names, n of them) from a call, recording those given
+ * as hint `hint` ("T.gemm: policy=FullRow"): *out is the call without them (a
+ * copy when any was there, else the call itself). */
+bool tl__elab_hint_kwargs(tl__elab *E, const tl__ast_expr *call, const char *hint, const char *const *names, int n,
+                          const tl__ast_expr **out);
+
+/* Functions of other modules evaluated on compile-time values (elab_pyfuncs.c):
+ * math.gcd, math.ceil, tilelang.math.next_power_of_2, tvm.DataType, ... by their
+ * qualified name ("math.gcd"); constants such as math.pi (NULL if not one). */
+bool tl__py_func_known(const char *qualname);
+bool tl__py_builtin_name(const char *name); /* print, isinstance, ...: defined, not evaluated */
+tl__val *tl__py_func_call(tl__elab *E, const tl__ast_expr *call, const char *qualname);
+tl__val *tl__py_const(tl__elab *E, const char *qualname);
+
+/* `import ...` / `from ... import ...` in any scope: binds the names. */
+bool tl__elab_import_stmt(tl__elab *E, const tl__ast_stmt *s);
+
+/* A `raise` that runs (its branch is taken for the values given): an error at its
+ * line with the exception's message. */
+bool tl__elab_raise(tl__elab *E, const tl__ast_stmt *s);
 
 /* `assert test, msg` evaluated at compile time (factories, the top level). */
 bool tl__elab_assert(tl__elab *E, const tl__ast_stmt *s);

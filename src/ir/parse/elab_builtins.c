@@ -34,6 +34,18 @@ static const tl__builtin_info LANG[] = {
   {"Cast", BI_CAST_DT_X, -1},
   {"cast", BI_CAST_X_DT, -1},
   {"infinity", BI_INFINITY, -1},
+  /* hints: accepted and recorded (elab_hints.c) */
+  {"use_swizzle", BI_HINT, -1},
+  {"annotate_layout", BI_HINT, -1},
+  {"annotate_safe_value", BI_HINT, -1},
+  {"annotate_l2_hit_ratio", BI_HINT, -1},
+  {"disable_warp_group_reg_alloc", BI_HINT, -1},
+  {"no_set_max_nreg", BI_HINT, -1},
+  {"func_attr", BI_FUNC_ATTR, -1},
+  {"GemmWarpPolicy", BI_WARP_POLICY, -1},
+  {"Layout", BI_LAYOUT, -1},
+  {"Fragment", BI_LAYOUT, -1},
+  {"dtype", BI_DTYPE_OF, -1},
 };
 
 /* The operations' members (T.copy, T.exp, ...), from the op table: its NAME

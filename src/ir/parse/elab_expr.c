@@ -456,18 +456,72 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
     }
     case BI_PY_MIN: case BI_PY_MAX: case BI_PY_ABS: case BI_PY_INT: case BI_PY_FLOAT: case BI_PY_LEN: case BI_PY_BOOL:
       return call_python(E, e, fn);
+    case BI_DTYPE_OF: {
+      static const char *const names[] = {"dtype"};
+      const tl__ast_expr *a[1];
+      if (!tl__call_args(E, e, fn->u.bi.name, names, 1, 1, a)) return NULL;
+      tl__val *x = tl__eval(E, a[0]);
+      tl_dtype dt;
+      if (!x || !tl__as_dtype(E, x, POS(a[0]), &dt)) return NULL;
+      tl__val *v = tl__val_new(E, V_DTYPE);
+      if (v) v->u.dt = dt;
+      return v;
+    }
     default:
       return misplaced(E, e, fn);
   }
+}
+
+/* Calls a lambda: its parameters are bound to the arguments (else their defaults)
+ * on top of the caller's scope for the time of evaluating its body. */
+static tl__val *call_lambda(tl__elab *E, const tl__ast_expr *call, const tl__ast_expr *lam) {
+  uint32_t n = lam->u.lambda.n;
+  if (call->u.call.nargs > n) {
+    tl__elab_error(E, POS(call), "the lambda takes %u argument%s but %u were given", n, n == 1 ? "" : "s",
+                   call->u.call.nargs);
+    return NULL;
+  }
+  tl__val **vals = n ? tl__parse_alloc(E->p, n * sizeof *vals) : NULL;
+  if (n && !vals) return NULL;
+  for (uint32_t i = 0; i < call->u.call.nargs; i++)
+    if (!(vals[i] = tl__eval(E, call->u.call.args[i]))) return NULL;
+  for (uint32_t k = 0; k < call->u.call.nkw; k++) {
+    uint32_t i = 0;
+    while (i < n && strcmp(lam->u.lambda.names[i], call->u.call.kwnames[k]) != 0) i++;
+    if (i == n || vals[i]) {
+      tl__elab_error(E, POS(call->u.call.kwvals[k]), i == n ? "the lambda has no parameter '%s'"
+                     : "the lambda got two values for '%s'", call->u.call.kwnames[k]);
+      return NULL;
+    }
+    if (!(vals[i] = tl__eval(E, call->u.call.kwvals[k]))) return NULL;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (vals[i]) continue;
+    if (!lam->u.lambda.dflts[i]) {
+      tl__elab_error(E, POS(call), "the lambda's parameter '%s' has no value", lam->u.lambda.names[i]);
+      return NULL;
+    }
+    if (!(vals[i] = tl__eval(E, lam->u.lambda.dflts[i]))) return NULL;
+  }
+  size_t mark = E->env.len;
+  bool ok = true;
+  for (uint32_t i = 0; i < n && ok; i++) ok = tl__bind(E, lam->u.lambda.names[i], vals[i], B_VALUE, lam->line, lam->col);
+  tl__val *v = ok ? tl__eval(E, lam->u.lambda.body) : NULL;
+  E->env.len = mark;
+  return v;
 }
 
 static tl__val *eval_call(tl__elab *E, const tl__ast_expr *e) {
   tl__val *fn = tl__eval(E, e->u.call.fn);
   if (!fn) return NULL;
   switch ((tl__val_kind)fn->kind) {
+    case V_LAMBDA: return call_lambda(E, e, fn->u.lambda);
     case V_DTYPE: return call_dtype(E, e, fn->u.dt);
     case V_BUILTIN: return call_builtin(E, e, fn);
-    case V_OPAQUE: tl__elab_error(E, POS(e), "%s cannot be used in a kernel", fn->u.opaque); return NULL;
+    case V_OPAQUE:
+      if (tl__py_func_known(fn->u.opaque)) return tl__py_func_call(E, e, fn->u.opaque);
+      tl__elab_error(E, POS(e), "%s cannot be used in a kernel", fn->u.opaque);
+      return NULL;
     default: tl__elab_error(E, POS(e), "%s is not callable", tl__val_describe(E, fn)); return NULL;
   }
 }
@@ -517,16 +571,45 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
           }
           return v;
         }
-        tl__elab_error(E, at, "%s is not supported", dotted(E, e));
-        return NULL;
+        if (strcmp(name, "math") == 0 || strcmp(name, "tvm") == 0) {
+          tl__val *v = tl__val_new(E, V_MODULE);
+          if (v) {
+            v->u.mod.kind = MOD_OTHER;
+            v->u.mod.name = strcmp(name, "tvm") == 0 ? "tvm" : "tilelang.math";
+          }
+          return v;
+        }
+        /* tilelang.PassConfigKey, tilelang.autotune, tilelang.cdiv, ...: opaque
+         * (tilelang.cdiv is evaluated on numbers, see elab_pyfuncs.c) */
       }
       /* Other modules: their members are opaque. */
       /* fallthrough */
     case V_OPAQUE: {
+      /* Named by the qualified name when the object has one ("math.gcd" however
+       * math was imported), so elab_pyfuncs.c can recognize it. */
+      const char *base = obj->kind == V_MODULE ? (obj->u.mod.kind == MOD_TILELANG ? "tilelang" : obj->u.mod.name)
+                                                : obj->u.opaque;
+      bool qualified = base[0] != '\'' && !strchr(base, ' ');
+      const char *text = dotted(E, e);
+      if (qualified) {
+        char *q = tl__format("%s.%s", base, name);
+        if (!q) return tl__parse_oom(E->p), NULL;
+        text = tl__arena_strdup(&E->p->arena, q);
+        tl__free(q);
+        if (!text) return tl__parse_oom(E->p), NULL;
+        tl__val *c = tl__py_const(E, text);
+        if (c) return c;
+      }
       tl__val *v = tl__val_new(E, V_OPAQUE);
-      if (v) v->u.opaque = dotted(E, e);
+      if (v) v->u.opaque = text;
       return v;
     }
+    case V_DTYPE:
+      if (strcmp(name, "bits") == 0) return tl__val_int(E, obj->u.dt.bits);
+      if (strcmp(name, "lanes") == 0) return tl__val_int(E, obj->u.dt.lanes);
+      if (strcmp(name, "itemsize") == 0) return tl__val_int(E, (obj->u.dt.bits * obj->u.dt.lanes + 7) / 8);
+      tl__elab_error(E, at, "dtype attribute '%s' is not supported (bits, lanes and itemsize are)", name);
+      return NULL;
     case V_BUFFER: {
       tl_ir_buffer *b = obj->u.buf;
       if (strcmp(name, "shape") == 0) {
@@ -551,6 +634,23 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
       tl__elab_error(E, at, "buffer attribute '%s' is not supported (shape, dtype and ndim are)", name);
       return NULL;
     }
+    case V_BUILTIN:
+      if (obj->u.bi.id == BI_WARP_POLICY) {
+        /* T.GemmWarpPolicy.Square: a hint, kept as its member's name */
+        static const char *const members[] = {"Square", "FullRow", "FullCol"};
+        for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+          if (strcmp(name, members[i]) == 0) {
+            tl__val *v = tl__val_new(E, V_STR);
+            if (v) {
+              v->u.str.s = members[i];
+              v->u.str.n = strlen(members[i]);
+            }
+            return v;
+          }
+        tl__elab_error(E, at, "T.GemmWarpPolicy has no member '%s' (Square, FullRow and FullCol)", name);
+        return NULL;
+      }
+      /* fallthrough */
     default:
       tl__elab_error(E, at, "%s has no attribute '%s' in the supported subset", tl__val_describe(E, obj), name);
       return NULL;
@@ -724,7 +824,67 @@ static tl__val *name(tl__elab *E, const tl__ast_expr *e) {
     }
     return v;
   }
+  if (E->star_lang) {
+    bi = tl__builtin_lang(e->u.name);
+    tl_dtype dt;
+    if (bi) {
+      tl__val *v = tl__val_new(E, V_BUILTIN);
+      if (v) {
+        v->u.bi.id = bi->id;
+        v->u.bi.op = bi->op;
+        v->u.bi.name = e->u.name;
+      }
+      return v;
+    }
+    if (tl__dtype_from_name(e->u.name, &dt)) {
+      tl__val *v = tl__val_new(E, V_DTYPE);
+      if (v) v->u.dt = dt;
+      return v;
+    }
+  }
+  if (tl__py_builtin_name(e->u.name)) {
+    tl__val *v = tl__val_new(E, V_OPAQUE);
+    char *d = tl__format("Python's builtin '%s' (not evaluated by the front end)", e->u.name);
+    if (!d) return tl__parse_oom(E->p), NULL;
+    if (v) v->u.opaque = tl__arena_strdup(&E->p->arena, d);
+    tl__free(d);
+    if (v && !v->u.opaque) return tl__parse_oom(E->p), NULL;
+    return v;
+  }
+  if (E->star_module) {
+    /* maybe a member of the module imported with `import *` */
+    tl__val *v = tl__val_new(E, V_OPAQUE);
+    char *d = tl__format("'%s' (from `from %s import *`, or not defined)", e->u.name, E->star_module);
+    if (!d) return tl__parse_oom(E->p), NULL;
+    if (v) v->u.opaque = tl__arena_strdup(&E->p->arena, d);
+    tl__free(d);
+    if (v && !v->u.opaque) return tl__parse_oom(E->p), NULL;
+    return v;
+  }
   tl__elab_error(E, POS(e), "name '%s' is not defined", e->u.name);
+  return NULL;
+}
+
+tl__val *tl__try_eval(tl__elab *E, const tl__ast_expr *e, const char **why) {
+  if (why) *why = NULL;
+  tl__val *v = tl__eval(E, e);
+  if (v || E->p->status != TL_EINVAL) return v;
+  /* A name nothing defines is Python's NameError: an error wherever it is. */
+  const char *msg = tl_last_error();
+  const char *ne = strstr(msg, ": name '");
+  const char *nl0 = strchr(msg, '\n');
+  if (ne && (!nl0 || ne < nl0) && strstr(ne, "' is not defined") && (!nl0 || strstr(ne, "' is not defined") < nl0))
+    return NULL;
+  if (why) {
+    const char *m = tl_last_error();
+    for (int colons = 0; *m && colons < 3; m++)
+      if (*m == ':') colons++;
+    while (*m == ' ') m++;
+    const char *nl = strchr(m, '\n');
+    *why = tl__pstrndup(E->p, m, nl ? (size_t)(nl - m) : strlen(m));
+    if (!*why) return NULL;
+  }
+  E->p->status = TL_OK;
   return NULL;
 }
 
@@ -776,6 +936,10 @@ tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e) {
     case AE_BOOLOP: return boolop(E, e);
     case AE_COMPARE: return compare(E, e);
     case AE_IFEXP: return ifexp(E, e);
+    case AE_LAMBDA:
+      v = tl__val_new(E, V_LAMBDA);
+      if (v) v->u.lambda = e;
+      return v;
   }
   tl__elab_error(E, POS(e), "unsupported expression");
   return NULL;

@@ -3,6 +3,8 @@
  * whose parameters are compile-time constants) and @tilelang.jit functions
  * (tensor parameters declared in the body, T.const dimensions, T.empty outputs),
  * and the binding of constants given by the caller. */
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -109,6 +111,7 @@ static tl__prim_func_val *pfunc_new(tl__elab *E, const tl__ast_stmt *def) {
   tl__prim_func_val *pf = tl__parse_alloc(E->p, sizeof *pf);
   if (!pf) return NULL;
   tl__vec_init(&pf->params, sizeof(tl__fparam));
+  tl__vec_init(&pf->attrs, sizeof(tl__fattr));
   pf->line = def->line;
   pf->col = def->col;
   return pf;
@@ -116,7 +119,10 @@ static tl__prim_func_val *pfunc_new(tl__elab *E, const tl__ast_stmt *def) {
 
 /* pfunc params live in a tl__vec (heap); they are released by pfunc_free. */
 static void pfunc_free(tl__prim_func_val *pf) {
-  if (pf) tl__vec_free(&pf->params);
+  if (pf) {
+    tl__vec_free(&pf->params);
+    tl__vec_free(&pf->attrs);
+  }
 }
 
 static bool add_param(tl__elab *E, tl__prim_func_val *pf, tl_ir_buffer *buf, tl_ir_var *var, bool is_output) {
@@ -145,6 +151,7 @@ tl__prim_func_val *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size
   E->fn = &fs;
   tl__prim_func_val *pf = pfunc_new(E, def);
   bool ok = pf != NULL;
+  fs.pf = pf;
   for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
     const tl__ast_param *p = &def->u.def.params[i];
     tl__pos at = {p->line, p->col};
@@ -205,6 +212,14 @@ static bool install(tl__elab *E, const char *name, tl__prim_func_val *pf, tl__po
       goto done;
     }
   }
+  for (size_t i = 0; i < pf->attrs.len; i++) {
+    const tl__fattr *a = tl__vec_at(&pf->attrs, i);
+    tl_status s = a->is_int ? tl_ir_func_set_attr_int(E->mod, f, a->key, a->i) : tl_ir_func_set_attr_str(E->mod, f, a->key, a->s);
+    if (s != TL_OK) {
+      if (E->p->status == TL_OK) E->p->status = s;
+      goto done;
+    }
+  }
   f->body = pf->body;
   ok = true;
 done:
@@ -258,7 +273,7 @@ static tl__val *literal(tl__elab *E, const tl__ast_expr *e) {
 }
 
 /* The caller's binding for `name`, parsed; NULL with no error when there is none. */
-static tl__val *bound_const(tl__elab *E, const char *name, bool *found) {
+tl__val *tl__bound_const(tl__elab *E, const char *name, bool *found) {
   *found = false;
   if (!E->opts) return NULL;
   for (size_t i = 0; i < E->opts->nconsts; i++) {
@@ -298,7 +313,7 @@ static tl__val *bound_const(tl__elab *E, const char *name, bool *found) {
  * value, else the default, else an error naming the parameter. */
 static bool bind_const_param(tl__elab *E, const tl__ast_stmt *def, const tl__ast_param *p, const char *what) {
   bool found;
-  tl__val *v = bound_const(E, p->name, &found);
+  tl__val *v = tl__bound_const(E, p->name, &found);
   if (E->p->status != TL_OK) return false;
   if (!found) {
     if (!p->dflt) {
@@ -327,8 +342,16 @@ static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, 
   for (uint32_t i = 0; i < def->u.def.ndeco; i++) {
     const tl__ast_expr *x = def->u.def.decos[i];
     const tl__ast_expr *callee = x->kind == AE_CALL ? x->u.call.fn : x;
-    tl__val *v = tl__eval(E, callee);
-    if (!v) return false;
+    /* A decorator that does not resolve (tilelang.autotune, a name from a module
+     * we do not read) belongs to another library, as an opaque one does. */
+    tl__val *v = tl__try_eval(E, callee, NULL);
+    if (!v && E->p->status != TL_OK) return false;
+    if (!v) {
+      *foreign = true;
+      d->at = x;
+      d->foreign = "a decorator of another library";
+      continue;
+    }
     if (v->kind == V_BUILTIN && v->u.bi.id == BI_PRIM_FUNC) {
       if (x->kind == AE_CALL && (x->u.call.nargs || x->u.call.nkw)) {
         tl__elab_error(E, POS(x), "arguments of %s are not supported", v->u.bi.name);
@@ -353,8 +376,10 @@ static bool read_decorators(tl__elab *E, const tl__ast_stmt *def, deco_info *d, 
       d->at = x;
       d->foreign = tl__val_describe(E, v);
     } else {
-      tl__elab_error(E, POS(x), "decorator %s is not supported (only @T.prim_func and @tilelang.jit)", tl__val_describe(E, v));
-      return false;
+      /* a user's decorator that returns the function, @simplify_prim_func, ... */
+      *foreign = true;
+      d->at = x;
+      d->foreign = tl__val_describe(E, v);
     }
   }
   return true;
@@ -366,8 +391,9 @@ static bool is_prim_func_def(tl__elab *E, const tl__ast_stmt *s) {
     const tl__ast_expr *x = s->u.def.decos[i];
     const tl__ast_expr *callee = x->kind == AE_CALL ? x->u.call.fn : x;
     if (callee->kind != AE_NAME && callee->kind != AE_ATTR) continue;
-    tl__val *v = tl__eval(E, callee);
-    if (!v) return false;
+    tl__val *v = tl__try_eval(E, callee, NULL);
+    if (!v && E->p->status != TL_OK) return false;
+    if (!v) continue;
     if (v->kind == V_BUILTIN && v->u.bi.id == BI_PRIM_FUNC) return true;
   }
   return false;
@@ -407,7 +433,8 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
 
 static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
   if (t->kind == AE_NAME) {
-    if (!tl__val_is_py(v) && v->kind != V_SYMBOLIC && v->kind != V_BUILTIN && v->kind != V_MODULE) {
+    if (!tl__val_is_py(v) && v->kind != V_SYMBOLIC && v->kind != V_BUILTIN && v->kind != V_MODULE &&
+        v->kind != V_LAMBDA && v->kind != V_OPAQUE) {
       tl__elab_error(E, POS(t), "a factory can only assign compile-time values (numbers, strings, dtypes, tuples), not %s",
                tl__val_describe(E, v));
       return false;
@@ -423,6 +450,54 @@ static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
   return false;
 }
 
+/* A loop in factory code: Python's, over a compile-time sequence (a tuple, a
+ * list, range(...)); it builds values, its body runs once per item. */
+#define FACTORY_MAX_ITERATIONS 100000
+static bool factory_for(tl__elab *E, const tl__ast_stmt *s, tl__prim_func_val **result, const tl__ast_stmt **ret_at) {
+  const tl__ast_expr *it = s->u.for_.iter;
+  int64_t lo = 0, hi = 0, step = 1;
+  tl__val *seq = NULL;
+  bool is_range = false;
+  if (it->kind == AE_CALL && it->u.call.fn->kind == AE_NAME && strcmp(it->u.call.fn->u.name, "range") == 0 &&
+      !tl__lookup(E, "range") && it->u.call.nkw == 0 && it->u.call.nargs >= 1 && it->u.call.nargs <= 3) {
+    int64_t v[3];
+    for (uint32_t i = 0; i < it->u.call.nargs; i++) {
+      tl__val *x = tl__eval(E, it->u.call.args[i]);
+      if (!x || !tl__as_int(E, x, POS(it->u.call.args[i]), "a range() bound in factory code", &v[i])) return false;
+    }
+    is_range = true;
+    if (it->u.call.nargs == 1) hi = v[0];
+    else lo = v[0], hi = v[1];
+    if (it->u.call.nargs == 3) step = v[2];
+    if (step == 0) {
+      tl__elab_error(E, POS(it), "range() arg 3 must not be zero");
+      return false;
+    }
+  } else {
+    seq = tl__eval(E, it);
+    if (!seq) return false;
+    if (seq->kind != V_TUPLE) {
+      tl__elab_error(E, POS(it), "a loop in factory code runs over a compile-time sequence (a tuple, a list, range()), "
+                     "not %s", tl__val_describe(E, seq));
+      return false;
+    }
+  }
+  uint64_t n = is_range ? (step > 0 ? (hi > lo ? (uint64_t)((hi - lo + step - 1) / step) : 0)
+                                    : (lo > hi ? (uint64_t)((lo - hi - step - 1) / -step) : 0))
+                        : seq->u.tup.n;
+  if (n > FACTORY_MAX_ITERATIONS) {
+    tl__elab_error(E, POS(it), "this factory loop would run %llu times (at most %d)", (unsigned long long)n,
+                   FACTORY_MAX_ITERATIONS);
+    return false;
+  }
+  for (uint64_t i = 0; i < n && !*ret_at; i++) {
+    tl__val *x = is_range ? tl__val_int(E, lo + (int64_t)i * step) : seq->u.tup.items[i];
+    if (!x || !factory_assign(E, s->u.for_.target, x)) return false;
+    if (!factory_stmts(E, &s->u.for_.body, result, ret_at)) return false;
+  }
+  return true;
+}
+
 static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val **result, const tl__ast_stmt **ret_at) {
   for (uint32_t i = 0; i < b->n && !*ret_at; i++) {
     const tl__ast_stmt *s = b->stmts[i];
@@ -431,9 +506,23 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
       case AS_ASSERT:
         if (!tl__elab_assert(E, s)) return false;
         continue;
-      case AS_EXPR:
+      case AS_RAISE: return tl__elab_raise(E, s);
+      case AS_FOR:
+        if (!factory_for(E, s, result, ret_at)) return false;
+        continue;
+      case AS_IMPORT: case AS_FROM: /* import tilelang.language as T in the body */
+        if (!tl__elab_import_stmt(E, s)) return false;
+        continue;
+      case AS_EXPR: {
         if (s->u.expr.e->kind == AE_STR) continue;
+        /* A call of another library (print(...), torch.cuda.synchronize()) is
+         * script code: not run. */
+        const tl__ast_expr *fn = s->u.expr.e->kind == AE_CALL ? s->u.expr.e->u.call.fn : NULL;
+        tl__val *f = fn ? tl__try_eval(E, fn, NULL) : NULL;
+        if (!f && E->p->status != TL_OK) return false;
+        if (fn && (!f || f->kind == V_OPAQUE || f->kind == V_MODULE)) continue;
         break;
+      }
       case AS_ASSIGN: case AS_ANNASSIGN: {
         if (!s->u.assign.value) break;
         tl__val *v = tl__eval(E, s->u.assign.value);
@@ -567,6 +656,7 @@ static bool elab_jit(tl__elab *E, const tl__ast_stmt *def, const deco_info *d) {
   E->fn = &fs;
   tl__prim_func_val *pf = pfunc_new(E, def);
   bool ok = pf != NULL;
+  fs.pf = pf;
   for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
     const tl__ast_param *p = &def->u.def.params[i];
     const tl__ast_expr *head;
@@ -693,6 +783,13 @@ static bool elab_import(tl__elab *E, const tl__ast_stmt *s) {
 
 static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
   const char *m = s->u.from.module;
+  if (s->u.from.star) {
+    /* The module's names are not known here (tilelang.language's are): a name
+     * nothing else defines may be one of them. */
+    if (strcmp(m, "tilelang.language") == 0) E->star_lang = true;
+    else E->star_module = m;
+    return true;
+  }
   for (uint32_t i = 0; i < s->u.from.n; i++) {
     const tl__ast_alias *a = &s->u.from.names[i];
     const char *bind_as = a->asname ? a->asname : a->name;
@@ -730,7 +827,91 @@ static bool elab_from(tl__elab *E, const tl__ast_stmt *s) {
   return true;
 }
 
-/* NAME = value at the top level; a caller's binding for NAME replaces the value. */
+/* The names a parsed top-level statement binds (targets, imports, defs), for
+ * code the front end reads but does not run (a top-level loop). */
+static bool stmt_names(tl__elab *E, const tl__ast_stmt *s, tl__vec *out);
+
+static bool target_names(tl__elab *E, const tl__ast_expr *t, tl__vec *out) {
+  while (t->kind == AE_SUBSCRIPT || t->kind == AE_ATTR) t = t->kind == AE_SUBSCRIPT ? t->u.sub.obj : t->u.attr.obj;
+  if (t->kind == AE_NAME) return tl__vec_push(out, &t->u.name) == TL_OK || (tl__parse_oom(E->p), false);
+  if (t->kind == AE_TUPLE || t->kind == AE_LIST)
+    for (uint32_t i = 0; i < t->u.seq.n; i++)
+      if (!target_names(E, t->u.seq.items[i], out)) return false;
+  return true;
+}
+
+static bool block_names(tl__elab *E, const tl__ast_block *b, tl__vec *out) {
+  for (uint32_t i = 0; i < b->n; i++)
+    if (!stmt_names(E, b->stmts[i], out)) return false;
+  return true;
+}
+
+static bool stmt_names(tl__elab *E, const tl__ast_stmt *s, tl__vec *out) {
+  switch ((tl__ast_skind)s->kind) {
+    case AS_ASSIGN: case AS_ANNASSIGN: case AS_AUGASSIGN: return target_names(E, s->u.assign.target, out);
+    case AS_FOR: return target_names(E, s->u.for_.target, out) && block_names(E, &s->u.for_.body, out);
+    case AS_WITH:
+      return (!s->u.with.target || target_names(E, s->u.with.target, out)) && block_names(E, &s->u.with.body, out);
+    case AS_IF: return block_names(E, &s->u.if_.body, out) && block_names(E, &s->u.if_.orelse, out);
+    case AS_DEF: return tl__vec_push(out, &s->u.def.name) == TL_OK || (tl__parse_oom(E->p), false);
+    case AS_IMPORT:
+      for (uint32_t i = 0; i < s->u.import.n; i++) {
+        const tl__ast_alias *a = &s->u.import.names[i];
+        const char *nm = a->asname ? a->asname : a->name;
+        const char *dot = a->asname ? NULL : strchr(nm, '.');
+        if (dot && !(nm = tl__pstrndup(E->p, nm, (size_t)(dot - nm)))) return false;
+        if (tl__vec_push(out, &nm) != TL_OK) return tl__parse_oom(E->p), false;
+      }
+      return true;
+    case AS_FROM:
+      for (uint32_t i = 0; i < s->u.from.n; i++) {
+        const tl__ast_alias *a = &s->u.from.names[i];
+        const char *nm = a->asname ? a->asname : a->name;
+        if (tl__vec_push(out, &nm) != TL_OK) return tl__parse_oom(E->p), false;
+      }
+      return true;
+    case AS_OPAQUE:
+      for (uint32_t i = 0; i < s->u.opaque.n; i++)
+        if (tl__vec_push(out, &s->u.opaque.names[i]) != TL_OK) return tl__parse_oom(E->p), false;
+      return true;
+    default: return true;
+  }
+}
+
+/* Binds `names` to opaque values: top-level code the front end does not run set
+ * them (at s, because `why`), so a kernel that uses one fails naming it. */
+static bool bind_unread(tl__elab *E, const tl__ast_stmt *s, const char *const *names, size_t n, const char *why) {
+  for (size_t i = 0; i < n; i++) {
+    char line[16];
+    snprintf(line, sizeof line, "%u", s->line);
+    tl__val *v = opaquef2(E, "'", names[i], "', set at line ", line);
+    char *d = v ? tl__format("%s by code the front end does not evaluate (%s),", v->u.opaque, why ? why : "") : NULL;
+    if (v && !d) return tl__parse_oom(E->p), false;
+    if (!v || !(v->u.opaque = tl__arena_strdup(&E->p->arena, d))) {
+      tl__free(d);
+      return tl__parse_oom(E->p), false;
+    }
+    tl__free(d);
+    if (!bind_module_name(E, names[i], v, s)) return false;
+  }
+  return true;
+}
+
+/* The names s binds become opaque (see bind_unread). */
+static bool unread_names(tl__elab *E, const tl__ast_stmt *s, const char *why) {
+  tl__vec names = TL__VEC_INIT(const char *);
+  bool ok = stmt_names(E, s, &names) && bind_unread(E, s, names.data, names.len, why);
+  tl__vec_free(&names);
+  return ok;
+}
+
+bool tl__elab_import_stmt(tl__elab *E, const tl__ast_stmt *s) {
+  return s->kind == AS_IMPORT ? elab_import(E, s) : elab_from(E, s);
+}
+
+/* NAME = value at the top level; a caller's binding for NAME replaces the value.
+ * A value the front end cannot compute (torch.device("cuda"), a call of a helper)
+ * leaves the names opaque instead: script code, an error only if a kernel uses it. */
 static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
   const tl__ast_expr *t = s->u.assign.target;
   if (!s->u.assign.value) {
@@ -740,13 +921,24 @@ static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
   uint32_t n = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? t->u.seq.n : 1;
   const tl__ast_expr *const *names = n > 1 || t->kind == AE_TUPLE || t->kind == AE_LIST
                                          ? (const tl__ast_expr *const *)t->u.seq.items : &t;
-  for (uint32_t i = 0; i < n; i++)
-    if (names[i]->kind != AE_NAME) {
-      tl__elab_error(E, POS(names[i]), "module-level constants must be assigned to names");
-      return false;
+  bool names_only = true;
+  for (uint32_t i = 0; i < n; i++) names_only &= names[i]->kind == AE_NAME;
+  if (!names_only) /* d["k"] = v, cfg.x = v: the object changes in ways not followed */
+    return unread_names(E, s, "an item or attribute is assigned");
+  const char *why;
+  tl__val *v = tl__try_eval(E, s->u.assign.value, &why);
+  if (!v && E->p->status != TL_OK) return false;
+  if (!v) { /* unread, but a caller's binding still sets a name (--param BLOCK=64) */
+    for (uint32_t i = 0; i < n; i++) {
+      bool found;
+      tl__val *x = tl__bound_const(E, names[i]->u.name, &found);
+      if (E->p->status != TL_OK) return false;
+      if (found ? !bind_module_name(E, names[i]->u.name, x, s)
+                : !bind_unread(E, s, &names[i]->u.name, 1, why))
+        return false;
     }
-  tl__val *v = tl__eval(E, s->u.assign.value);
-  if (!v) return false;
+    return true;
+  }
   if (t->kind == AE_TUPLE || t->kind == AE_LIST) {
     if (v->kind != V_TUPLE || v->u.tup.n != n) {
       tl__elab_error(E, POS(t), "cannot unpack %s into %u names", tl__val_describe(E, v), n);
@@ -755,12 +947,23 @@ static bool module_assign(tl__elab *E, const tl__ast_stmt *s) {
   }
   for (uint32_t i = 0; i < n; i++) {
     bool found;
-    tl__val *x = bound_const(E, names[i]->u.name, &found);
+    tl__val *x = tl__bound_const(E, names[i]->u.name, &found);
     if (E->p->status != TL_OK) return false;
     if (!found) x = (t->kind == AE_TUPLE || t->kind == AE_LIST) ? v->u.tup.items[i] : v;
     if (!bind_module_name(E, names[i]->u.name, x, s)) return false;
   }
   return true;
+}
+
+/* A deferred definition (outside the subset) is ours when a decorator is
+ * @T.prim_func or @tilelang.jit, or when it defines a @...prim_func inside (a
+ * factory, maybe under @simplify_prim_func); @triton.jit and the like are not. */
+static bool deferred_is_ours(tl__elab *E, const tl__ast_stmt *s) {
+  for (uint32_t i = 0; i < s->u.def.ndeco; i++) {
+    tl__val *v = tl__try_eval(E, s->u.def.decos[i], NULL);
+    if (v && v->kind == V_BUILTIN && (v->u.bi.id == BI_JIT || v->u.bi.id == BI_PRIM_FUNC)) return true;
+  }
+  return s->u.def.nested_kernel;
 }
 
 static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
@@ -770,20 +973,42 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
     case AS_ASSIGN: case AS_ANNASSIGN: return module_assign(E, s);
     case AS_AUGASSIGN: {
       const tl__ast_expr *t = s->u.assign.target;
-      if (t->kind != AE_NAME) break;
-      tl__val *cur = tl__eval(E, t);
-      tl__val *rhs = cur ? tl__eval(E, s->u.assign.value) : NULL;
+      if (t->kind != AE_NAME) return unread_names(E, s, "an item or attribute is updated");
+      const char *why;
+      tl__val *cur = tl__try_eval(E, t, &why);
+      tl__val *rhs = cur ? tl__try_eval(E, s->u.assign.value, &why) : NULL;
       tl__val *v = rhs ? tl__binop(E, t, (tl__ast_op)s->op, cur, rhs) : NULL;
-      return v && bind_module_name(E, t->u.name, v, s);
+      if (rhs && !v && E->p->status == TL_EINVAL) { /* the operator does not apply to these values */
+        E->p->status = TL_OK;
+        why = "the operator does not apply";
+      }
+      if (!v) return E->p->status == TL_OK && unread_names(E, s, why);
+      return bind_module_name(E, t->u.name, v, s);
     }
     case AS_PASS: return true;
     case AS_ASSERT: return tl__elab_assert(E, s);
-    case AS_EXPR:
-      if (s->u.expr.e->kind == AE_STR) return true;
-      tl__elab_error(E, POS(s), "top-level expressions are not supported: put script code under "
-               "`if __name__ == \"__main__\":` (which is skipped)");
-      return false;
+    case AS_OPAQUE:
+      return bind_unread(E, s, s->u.opaque.names, s->u.opaque.n, s->u.opaque.why);
+    case AS_RAISE: return tl__elab_raise(E, s);
+    case AS_EXPR: {
+      /* Script code (torch.manual_seed(0), tilelang.disable_cache(), print(...)):
+       * it does not change a kernel, and is not run. A method call on a module
+       * constant may change it (CONFIGS.append(c)): that name becomes opaque. */
+      const tl__ast_expr *e = s->u.expr.e;
+      if (e->kind == AE_CALL && e->u.call.fn->kind == AE_ATTR && e->u.call.fn->u.attr.obj->kind == AE_NAME) {
+        const char *nm = e->u.call.fn->u.attr.obj->u.name;
+        tl__binding *b = tl__lookup(E, nm);
+        if (b && tl__val_is_py(b->v)) return bind_unread(E, s, &nm, 1, "a method call may change it");
+      }
+      return true;
+    }
     case AS_DEF: {
+      if (s->u.def.skipped && s->u.def.deferred && deferred_is_ours(E, s)) {
+        /* Ours, but outside the subset: an error if it is elaborated. */
+        pending pd = {s, E->env.len};
+        if (tl__vec_push(pend, &pd) != TL_OK) return tl__parse_oom(E->p), false;
+      }
+      if (E->p->status != TL_OK) return false;
       if (s->u.def.skipped) {
         tl__val *v = opaquef2(E, "helper function '", s->u.def.name, "'", "");
         return v && bind_module_name(E, s->u.def.name, v, s);
@@ -793,16 +1018,21 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
       tl__val *v = opaquef2(E, "kernel function '", s->u.def.name, "'", "");
       return v && bind_module_name(E, s->u.def.name, v, s);
     }
-    case AS_IF:
-      tl__elab_error(E, POS(s), "top-level 'if' statements are not supported (only `if __name__ == \"__main__\":`, which is "
-               "skipped)");
-      return false;
-    case AS_FOR:
-      tl__elab_error(E, POS(s), "top-level loops are not supported");
-      return false;
-    case AS_WITH:
-      tl__elab_error(E, POS(s), "top-level 'with' statements are not supported");
-      return false;
+    case AS_IF: {
+      /* Decided when the condition is a compile-time value (if USE_FP8: ...); else
+       * what either branch binds is opaque (if torch.cuda.is_available(): ...). */
+      const char *why;
+      tl__val *c = tl__try_eval(E, s->u.if_.cond, &why);
+      if (!c && E->p->status != TL_OK) return false;
+      if (c && !tl__val_is_py(c)) c = NULL, why = "the condition is not a compile-time value";
+      if (!c) return unread_names(E, s, why);
+      const tl__ast_block *b = tl__py_truth(c) ? &s->u.if_.body : &s->u.if_.orelse;
+      for (uint32_t i = 0; i < b->n; i++)
+        if (!elab_top_stmt(E, b->stmts[i], pend)) return false;
+      return true;
+    }
+    case AS_FOR: return unread_names(E, s, "top-level loops are not run");
+    case AS_WITH: return unread_names(E, s, "top-level 'with' blocks are not run");
     case AS_RETURN:
       tl__elab_error(E, POS(s), "'return' outside function");
       return false;
@@ -811,22 +1041,36 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
   return false;
 }
 
+/* A definition decorated @<...>.prim_func (the decorator's last name). */
+static bool spelled_prim_func(const tl__ast_stmt *s) {
+  if (s->kind != AS_DEF) return false;
+  for (uint32_t i = 0; i < s->u.def.ndeco; i++) {
+    const tl__ast_expr *x = s->u.def.decos[i];
+    if (x->kind == AE_CALL) x = x->u.call.fn;
+    const char *last = x->kind == AE_ATTR ? x->u.attr.name : x->kind == AE_NAME ? x->u.name : "";
+    if (strcmp(last, "prim_func") == 0) return true;
+  }
+  return false;
+}
+
 static bool elab_def(tl__elab *E, const pending *pd) {
   const tl__ast_stmt *def = pd->def;
+  if (def->u.def.deferred) {
+    E->p->status = tl__error(TL_EINVAL, "%s", def->u.def.deferred);
+    return false;
+  }
   deco_info d;
   bool foreign;
   if (!read_decorators(E, def, &d, &foreign)) return false;
   bool factory = false;
-  for (uint32_t i = 0; i < def->u.def.body.n && !factory; i++) factory = is_prim_func_def(E, def->u.def.body.stmts[i]);
+  /* By the decorator's spelling: the factory may import T itself. */
+  for (uint32_t i = 0; i < def->u.def.body.n && !factory; i++) factory = spelled_prim_func(def->u.def.body.stmts[i]);
   if (E->p->status != TL_OK) return false;
-  if (foreign) {
-    if (d.prim_func || d.jit || factory) {
-      tl__elab_error(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
-               d.foreign);
-      return false;
-    }
-    return true; /* another library's decorated function: not ours */
-  }
+  /* Other decorators on a kernel (@autotune(configs=...), @simplify_prim_func, a
+   * user's own) are accepted and have no effect: autotuning takes the defaults or
+   * the --param values as the configuration. On anything else they mean the
+   * function is another library's (@triton.jit). */
+  if (foreign && !(d.prim_func || d.jit || factory)) return true;
   if (d.prim_func) {
     tl__prim_func_val *pf = tl__elab_prim_func(E, def, pd->visible);
     if (!pf) return false;
@@ -846,6 +1090,7 @@ tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_
   E.p = p;
   E.mod = mod;
   E.opts = opts;
+  if (opts && opts->struct_size >= offsetof(tl_ir_parse_options, func) + sizeof opts->func) E.only_func = opts->func;
   tl__vec_init(&E.env, sizeof(tl__binding));
   tl__vec pend = TL__VEC_INIT(pending);
   E.file = tl_ir_module_intern(mod, p->file);
@@ -862,8 +1107,24 @@ tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_
   }
   for (uint32_t i = 0; i < file->n; i++)
     if (!elab_top_stmt(&E, file->stmts[i], &pend)) goto done;
-  for (size_t i = 0; i < pend.len; i++)
-    if (!elab_def(&E, tl__vec_at(&pend, i))) goto done;
+  bool found_func = false;
+  for (size_t i = 0; i < pend.len; i++) {
+    const pending *pd = tl__vec_at(&pend, i);
+    /* With opts->func, the others are not run, as a factory runs when called. */
+    if (E.only_func && strcmp(pd->def->u.def.name, E.only_func) != 0) continue;
+    found_func = true;
+    if (!elab_def(&E, pd)) goto done;
+  }
+  if (E.only_func && !found_func) {
+    tl__sb names = TL__SB_INIT;
+    for (size_t i = 0; i < pend.len; i++)
+      tl__sb_appendf(&names, "%s%s", i ? ", " : "", ((const pending *)tl__vec_at(&pend, i))->def->u.def.name);
+    p->status = tl__sb_status(&names) != TL_OK ? tl__oom()
+                : tl__error(TL_EINVAL, "%s has no function '%s' (%s%s)", p->file, E.only_func,
+                            pend.len ? "functions: " : "it defines none", tl__sb_str(&names));
+    tl__sb_free(&names);
+    goto done;
+  }
   for (size_t i = 0; opts && i < opts->nconsts; i++)
     if (!E.used_consts[i]) {
       p->status = tl__error(TL_EINVAL,

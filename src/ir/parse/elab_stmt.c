@@ -364,6 +364,24 @@ static bool jit_const(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *ca
     char *nm = tl__pstrndup(E->p, p, (size_t)(q - p));
     if (!nm) return false;
     if (!check_rebind(E, tk->u.name, POS(tk))) return false;
+    /* Shape specialization: a value bound for the dim (--param M=1024, as a call
+     * with tensors of that shape binds it) makes it a compile-time integer. */
+    bool found;
+    tl__val *cv = tl__bound_const(E, nm, &found);
+    if (E->p->status != TL_OK) return false;
+    if (found) {
+      int64_t iv;
+      if (!tl__as_int(E, cv, POS(tk), "a T.const dimension", &iv)) return false;
+      if (iv < 0) {
+        tl__elab_error(E, POS(tk), "T.const dimension '%s' is bound to %lld; a dimension cannot be negative", nm,
+                       (long long)iv);
+        return false;
+      }
+      if (!tl__bind(E, tk->u.name, cv, B_VALUE, tk->line, tk->col)) return false;
+      k++;
+      p = q;
+      continue;
+    }
     tl__elab_at(E, POS(tk));
     tl__symvar sv = {NULL, tl_ir_var_new(E->mod, nm, TL_DT_INT32), false, tk->line, tk->col};
     if (!sv.var) return tl__elab_builder_failed(E), false;
@@ -547,6 +565,10 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     static const char *const names[] = {"start", "stop", "step", "num_stages"};
     const tl__ast_expr *a[4];
     bool pipelined = bi.id == BI_PIPELINED;
+    /* T.Pipelined's schedule (order, stage, group) and unroll's options are hints */
+    static const char *const loop_hints[] = {"order", "stage", "group", "sync", "explicit", "unroll_factor",
+                                             "annotations"};
+    if (!tl__elab_hint_kwargs(E, it, pipelined ? "Pipelined" : "loop", loop_hints, 7, &it)) return false;
     if (!tl__call_args(E, it, bi.name, names, pipelined ? 4 : 3, 1, a)) return false;
     if (nt != 1) {
       tl__elab_error(E, POS(t), "%s binds one loop variable", bi.name);
@@ -630,14 +652,19 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     return false;
   }
   uint32_t ng = c->u.call.nargs;
-  if (ng < 1 || ng > 3) {
-    tl__elab_error(E, POS(c), "%s takes 1 to 3 grid extents, got %u", bi.name, ng);
+  if (ng > 3) {
+    tl__elab_error(E, POS(c), "%s takes 0 to 3 grid extents, got %u", bi.name, ng);
     return false;
   }
   tl_ir_expr *grid[3] = {0}, *threads[3] = {0};
   for (uint32_t i = 0; i < ng; i++) {
     tl__val *v = tl__eval(E, c->u.call.args[i]);
     if (!v || !(grid[i] = tl__to_index(E, v, POS(c->u.call.args[i]), "a grid extent"))) return false;
+  }
+  if (ng == 0) { /* T.Kernel(threads=128): one block, as upstream launches it */
+    tl__elab_at(E, POS(c));
+    if (!(grid[0] = tl_ir_i32(E->mod, 1))) return tl__elab_builder_failed(E), false;
+    ng = 1;
   }
   uint32_t nthr = 0;
   for (uint32_t k = 0; k < c->u.call.nkw; k++) {
@@ -743,6 +770,8 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
         return false;
       }
       return emit(E, items, tl__elab_tile_op(E, e, &bi), POS(s));
+    case BI_HINT: return tl__elab_hint_stmt(E, e, &bi);
+    case BI_FUNC_ATTR: return tl__elab_func_attr(E, e);
     default: break;
   }
   tl__val *v = tl__eval(E, e);
@@ -835,8 +864,10 @@ static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *it
     case AS_DEF:
       tl__elab_error(E, POS(s), "nested function definitions are not supported inside a kernel");
       return false;
-    case AS_IMPORT: case AS_FROM:
-      tl__elab_error(E, POS(s), "imports inside a function are not supported (import at the top of the file)");
+    case AS_IMPORT: case AS_FROM: return tl__elab_import_stmt(E, s);
+    case AS_RAISE: return tl__elab_raise(E, s);
+    case AS_OPAQUE: /* made only at the top level */
+      tl__elab_error(E, POS(s), "this statement is not supported here");
       return false;
     case AS_ASSERT: {
       /* A compile-time check is fine anywhere; a run-time one is not in the subset. */
@@ -849,6 +880,21 @@ static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *it
       return tl__elab_assert(E, s);
     }
   }
+  return false;
+}
+
+bool tl__elab_raise(tl__elab *E, const tl__ast_stmt *s) {
+  /* raise ValueError("msg"): the message when it is a string (an f-string as
+   * written); the exception's name otherwise. */
+  const tl__ast_expr *x = s->u.ret.value;
+  const tl__ast_expr *callee = x && x->kind == AE_CALL ? x->u.call.fn : x;
+  const char *exc = callee && callee->kind == AE_NAME ? callee->u.name
+                    : callee && callee->kind == AE_ATTR ? callee->u.attr.name : "an exception";
+  const tl__ast_expr *m = x && x->kind == AE_CALL && x->u.call.nargs ? x->u.call.args[0] : NULL;
+  if (m && m->kind == AE_STR)
+    tl__elab_error(E, POS(s), "raise %s: %.*s", exc, (int)m->u.str.n, m->u.str.s);
+  else
+    tl__elab_error(E, POS(s), "raise %s (this branch runs for the values given)", exc);
   return false;
 }
 

@@ -4,6 +4,8 @@
  * operand, aligned to trailing dimensions) and `A[a:b, c]` (explicit ranges). */
 #include <string.h>
 
+#include "base/str.h"
+
 #include "elab.h"
 
 typedef struct region {
@@ -213,8 +215,19 @@ static tl_ir_stmt *eval_call(tl__elab *E, const tl__ast_expr *call, tl_ir_op op,
   return s;
 }
 
+/* Keyword arguments of tile operations that are hints (recorded, elab_hints.c). */
+static const char *const COPY_HINTS[] = {"disable_tma", "coalesced_width", "eviction_policy", "loop_layout"};
+static const char *const GEMM_HINTS[] = {"policy", "k_pack", "wg_wait", "mbar", "use_2cta"};
+static const char *const ATOMIC_HINTS[] = {"memory_order", "use_tma"};
+
 tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi) {
   const char *opname = bi->name; /* as written: "T.copy" */
+  switch (bi->id) {
+    case BI_COPY: if (!tl__elab_hint_kwargs(E, call, "copy", COPY_HINTS, 4, &call)) return NULL; break;
+    case BI_GEMM: if (!tl__elab_hint_kwargs(E, call, "gemm", GEMM_HINTS, 5, &call)) return NULL; break;
+    case BI_ATOMIC_ADD: if (!tl__elab_hint_kwargs(E, call, "atomic_add", ATOMIC_HINTS, 2, &call)) return NULL; break;
+    default: break;
+  }
   const tl__ast_expr *a[7];
   tl_ir_op op = (tl_ir_op)bi->op;
   region r0, r1, r2;
@@ -246,12 +259,25 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       return eval_call(E, call, op, 2, args);
     }
     case BI_GEMM: {
-      static const char *const names[] = {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum"};
-      if (!tl__call_args(E, call, opname, names, 7, 3, a)) return NULL;
-      if (a[5]) {
-        tl__elab_error(E, POS(a[5]), "T.gemm's policy argument is not supported");
-        return NULL;
-      }
+      /* upstream's order: A, B, C, transpose_A, transpose_B, policy, clear_accum, k_pack, wg_wait */
+      static const char *const names[] = {"A", "B", "C", "transpose_A", "transpose_B", "policy", "clear_accum",
+                                          "k_pack", "wg_wait"};
+      const tl__ast_expr *g[9];
+      if (!tl__call_args(E, call, opname, names, 9, 3, g)) return NULL;
+      memcpy(a, g, sizeof a);
+      for (int k = 5; k < 9; k += k == 5 ? 2 : 1) /* positional policy, k_pack, wg_wait: hints too */
+        if (g[k]) {
+          tl__sb sb = TL__SB_INIT;
+          tl__val *hv = tl__try_eval(E, g[k], NULL);
+          if (!hv && E->p->status != TL_OK) return NULL;
+          if (hv && hv->kind == V_STR) tl__sb_appendf(&sb, "%s=%.*s", names[k], (int)hv->u.str.n, hv->u.str.s);
+          else if (hv && hv->kind == V_INT) tl__sb_appendf(&sb, "%s=%lld", names[k], (long long)hv->u.i);
+          else tl__sb_appendf(&sb, "%s=(an expression)", names[k]);
+          bool ok = tl__sb_status(&sb) == TL_OK ? tl__elab_hint(E, POS(g[k]), "gemm", tl__sb_str(&sb))
+                                                 : (tl__parse_oom(E->p), false);
+          tl__sb_free(&sb);
+          if (!ok) return NULL;
+        }
       if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL) ||
           !eval_region(E, a[2], opname, &r2, false, NULL))
         return NULL;

@@ -86,6 +86,7 @@ const char *tl__val_describe(tl__elab *E, const tl__val *v) {
     case V_BUILTIN: snprintf(buf, sizeof buf, "%s", v->u.bi.name); break;
     case V_SYMBOLIC: snprintf(buf, sizeof buf, "symbolic dimension '%s'", v->u.sym.name); break;
     case V_PRIMFUNC: return "a T.prim_func";
+    case V_LAMBDA: return "a lambda";
     case V_OPAQUE: return v->u.opaque;
     default: return "a value";
   }

@@ -34,6 +34,10 @@ typedef struct tl__parse_ctx {
   const char *file; /* as given by the caller (for messages) */
   tl__arena arena;  /* tokens' strings, the AST, elaboration values */
   tl_status status; /* TL_OK until the first error */
+  /* The first error is about valid Python outside the subset (a lambda, a class),
+   * not a syntax error: at the top level such a statement is kept unread (see
+   * AS_OPAQUE and tl__ast_stmt.def.deferred) rather than failing the file. */
+  bool outside_subset;
 } tl__parse_ctx;
 
 void tl__parse_ctx_init(tl__parse_ctx *p, const char *src, size_t len, const char *file);
@@ -84,7 +88,7 @@ bool tl__tok_is_keyword(const tl__tok *t);
 typedef enum tl__ast_ekind {
   AE_NAME, AE_INT, AE_FLOAT, AE_STR, AE_BOOL, AE_NONE,
   AE_ATTR, AE_CALL, AE_SUBSCRIPT, AE_SLICE, AE_TUPLE, AE_LIST, AE_DICT,
-  AE_BINOP, AE_UNOP, AE_BOOLOP, AE_COMPARE, AE_IFEXP
+  AE_BINOP, AE_UNOP, AE_BOOLOP, AE_COMPARE, AE_IFEXP, AE_LAMBDA
 } tl__ast_ekind;
 
 typedef enum tl__ast_op {
@@ -130,11 +134,13 @@ struct tl__ast_expr {
     struct { tl__ast_expr *a; } un;
     struct { uint32_t n; uint8_t *ops; tl__ast_expr **operands; } cmp; /* n ops, n + 1 operands */
     struct { tl__ast_expr *cond, *t, *f; } ifexp;
+    /* lambda a, b=1: body (defaults may be NULL) */
+    struct { uint32_t n; const char **names; tl__ast_expr **dflts; tl__ast_expr *body; } lambda;
   } u;
 };
 
 typedef enum tl__ast_skind {
-  AS_EXPR, AS_ASSIGN, AS_ANNASSIGN, AS_AUGASSIGN, AS_PASS, AS_RETURN,
+  AS_EXPR, AS_ASSIGN, AS_ANNASSIGN, AS_AUGASSIGN, AS_PASS, AS_RETURN, AS_OPAQUE, AS_RAISE,
   AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM, AS_ASSERT
 } tl__ast_skind;
 
@@ -165,7 +171,7 @@ struct tl__ast_stmt {
     struct { tl__ast_expr *e; } expr;
     /* AS_ASSIGN (target = value), AS_ANNASSIGN (target: ann [= value]), AS_AUGASSIGN */
     struct { tl__ast_expr *target, *value, *ann; } assign;
-    struct { tl__ast_expr *value; } ret; /* value may be NULL */
+    struct { tl__ast_expr *value; } ret; /* value may be NULL; AS_RAISE: the exception */
     struct { tl__ast_expr *test, *msg; } assert_; /* msg may be NULL */
     struct { tl__ast_expr *cond; tl__ast_block body, orelse; } if_; /* elif: orelse holds one AS_IF */
     struct { tl__ast_expr *target, *iter; tl__ast_block body; } for_;
@@ -177,15 +183,28 @@ struct tl__ast_stmt {
       tl__ast_expr **decos;
       tl__ast_block body;
       bool skipped; /* a top-level helper the front end does not read (body empty) */
+      /* A kernel-like top-level def (a prim_func/jit decorator line or a nested
+       * @prim_func) whose text is outside the subset: skipped, with the error it
+       * gave, reported only if the definition turns out to be one of ours and is
+       * elaborated. decos then hold the decorators' dotted names only. */
+      const char *deferred;
+      bool nested_kernel; /* the body has a @...prim_func decorator line */
     } def;
+    /* A top-level statement outside the subset, left unread: the names it may bind
+     * (assignment targets, imports, class/def names; found token by token) become
+     * opaque, so a kernel using one fails naming it. why: the first line of the
+     * error the statement gave. */
+    struct { const char *why; uint32_t n; const char **names; } opaque;
     struct { uint32_t n; tl__ast_alias *names; } import;
-    struct { const char *module; uint32_t n; tl__ast_alias *names; } from;
+    /* module: dotted, with leading dots when relative; star: `from m import *` */
+    struct { const char *module; uint32_t n; tl__ast_alias *names; bool star; } from;
   } u;
 };
 
 /* Parses a whole file into its top-level block. Top-level functions that are
  * neither kernels nor factories and the `if __name__ == "__main__":` block are
- * skipped token by token (see docs/frontend.md). */
+ * skipped token by token; other top-level statements outside the subset become
+ * AS_OPAQUE, kernel-like definitions outside it deferred (see docs/frontend.md). */
 tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out);
 /* Parses a single expression (the whole token list, which must end there). */
 tl_status tl__parse_expr_only(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out);

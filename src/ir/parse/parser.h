@@ -24,6 +24,9 @@ static inline bool tl__tok_kw(const tl__tok *t, const char *kw) { return t->kind
 
 /* "invalid syntax"-style error at a token, naming what was found. */
 tl_status tl__perr_tok(tl__parser *P, const tl__tok *t, const char *fmt, ...) TL_PRINTF(3, 4);
+/* The same for valid Python outside the subset ("lambda is not supported"): also
+ * marks the error as such (tl__parse_ctx.outside_subset). */
+tl_status tl__perr_unsupported(tl__parser *P, const tl__tok *t, const char *fmt, ...) TL_PRINTF(3, 4);
 /* A short description of a token for messages: "'('", "end of line", "name 'x'". */
 const char *tl__tok_desc(tl__parser *P, const tl__tok *t);
 /* Consumes `op` or reports "expected 'op'". */

@@ -54,6 +54,20 @@ tl_status tl__perr_tok(tl__parser *P, const tl__tok *t, const char *fmt, ...) {
   return s;
 }
 
+tl_status tl__perr_unsupported(tl__parser *P, const tl__tok *t, const char *fmt, ...) {
+  if (P->p->status != TL_OK) return P->p->status;
+  char *msg;
+  va_list ap;
+  va_start(ap, fmt);
+  msg = tl__vformat(fmt, ap);
+  va_end(ap);
+  if (!msg) return tl__parse_oom(P->p);
+  tl_status s = tl__parse_error(P->p, t->line, t->col, "%s", msg);
+  tl__free(msg);
+  P->p->outside_subset = s == TL_EINVAL;
+  return s;
+}
+
 bool tl__pexpect_op(tl__parser *P, const char *op) {
   const tl__tok *t = tl__peek(P);
   if (tl__tok_op(t, op)) {
@@ -130,14 +144,67 @@ static tl__ast_expr *binary(tl__parser *P, tl__ast_ekind kind, tl__ast_op op, tl
 
 /* Reports a construct that is valid Python but outside the subset. */
 static tl__ast_expr *unsupported(tl__parser *P, const tl__tok *t, const char *what) {
-  tl__perr_tok(P, t, "%s %s not supported", what, tl__str_ends_with(what, "s") ? "are" : "is");
+  tl__perr_unsupported(P, t, "%s %s not supported", what, tl__str_ends_with(what, "s") ? "are" : "is");
   return NULL;
+}
+
+/* lambda [NAME [= test] (, NAME [= test])*] : test */
+static tl__ast_expr *parse_lambda(tl__parser *P) {
+  const tl__tok *kw = tl__peek(P);
+  tl__advance(P);
+  tl__vec names = TL__VEC_INIT(const char *), dflts = TL__VEC_INIT(tl__ast_expr *);
+  tl__ast_expr *e = NULL, *result = NULL;
+  while (!tl__tok_op(tl__peek(P), ":")) {
+    const tl__tok *t = tl__peek(P);
+    if (tl__tok_op(t, "*") || tl__tok_op(t, "**") || tl__tok_op(t, "/")) {
+      unsupported(P, t, "'*', '**' and '/' in a lambda's parameters");
+      goto done;
+    }
+    if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
+      tl__perr_tok(P, t, "expected a parameter name or ':' in a lambda, found %s", tl__tok_desc(P, t));
+      goto done;
+    }
+    for (size_t i = 0; i < names.len; i++)
+      if (strcmp(TL__VEC_AT(&names, const char *, i), t->s) == 0) {
+        tl__perr_tok(P, t, "duplicate argument '%s' in a lambda", t->s);
+        goto done;
+      }
+    tl__advance(P);
+    tl__ast_expr *d = NULL;
+    if (tl__tok_op(tl__peek(P), "=")) {
+      tl__advance(P);
+      if (!(d = tl__parse_test(P))) goto done;
+    }
+    if (tl__vec_push(&names, &t->s) != TL_OK || tl__vec_push(&dflts, &d) != TL_OK) {
+      tl__parse_oom(P->p);
+      goto done;
+    }
+    if (!tl__tok_op(tl__peek(P), ",")) break;
+    tl__advance(P);
+  }
+  if (!tl__pexpect_op(P, ":")) goto done;
+  tl__ast_expr *body = tl__parse_test(P);
+  if (!body || !(e = tl__ast_new_expr(P, AE_LAMBDA, kw))) goto done;
+  e->u.lambda.n = (uint32_t)names.len;
+  e->u.lambda.names = names.len ? tl__parse_alloc(P->p, names.len * sizeof(const char *)) : NULL;
+  e->u.lambda.dflts = names.len ? tl__parse_alloc(P->p, names.len * sizeof(tl__ast_expr *)) : NULL;
+  if (names.len && (!e->u.lambda.names || !e->u.lambda.dflts)) goto done;
+  if (names.len) {
+    memcpy(e->u.lambda.names, names.data, names.len * sizeof(const char *));
+    memcpy(e->u.lambda.dflts, dflts.data, names.len * sizeof(tl__ast_expr *));
+  }
+  e->u.lambda.body = body;
+  if (tl__ast_set_depth(P, e, body->depth)) result = e;
+done:
+  tl__vec_free(&names);
+  tl__vec_free(&dflts);
+  return result;
 }
 
 tl__ast_expr *tl__parse_test(tl__parser *P) {
   ENTER();
   const tl__tok *t = tl__peek(P);
-  if (tl__tok_kw(t, "lambda")) return LEAVE(unsupported(P, t, "lambda"));
+  if (tl__tok_kw(t, "lambda")) return LEAVE(parse_lambda(P));
   tl__ast_expr *a = parse_or(P);
   if (!a) return LEAVE(NULL);
   const tl__tok *n = tl__peek(P);
@@ -767,6 +834,13 @@ bool tl__ast_expr_equal(const tl__ast_expr *a, const tl__ast_expr *b) {
       for (uint32_t i = 0; i < a->u.dict.n; i++)
         if (!tl__ast_expr_equal(a->u.dict.keys[i], b->u.dict.keys[i]) ||
             !tl__ast_expr_equal(a->u.dict.vals[i], b->u.dict.vals[i]))
+          return false;
+      return true;
+    case AE_LAMBDA:
+      if (a->u.lambda.n != b->u.lambda.n || !tl__ast_expr_equal(a->u.lambda.body, b->u.lambda.body)) return false;
+      for (uint32_t i = 0; i < a->u.lambda.n; i++)
+        if (strcmp(a->u.lambda.names[i], b->u.lambda.names[i]) != 0 ||
+            !tl__ast_expr_equal(a->u.lambda.dflts[i], b->u.lambda.dflts[i]))
           return false;
       return true;
     case AE_BINOP: case AE_BOOLOP:

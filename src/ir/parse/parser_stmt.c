@@ -43,9 +43,7 @@ static const struct { const char *kw, *msg; } UNSUPPORTED_STMTS[] = {
   {"del", "'del' statements are not supported"},
   {"global", "'global' declarations are not supported"},
   {"nonlocal", "'nonlocal' declarations are not supported"},
-  {"raise", "'raise' statements are not supported"},
   {"yield", "'yield' is not supported"},
-  {"lambda", "lambda is not supported"},
   {"except", "invalid syntax: 'except' without 'try'"},
   {"finally", "invalid syntax: 'finally' without 'try'"},
   {"elif", "invalid syntax: 'elif' without 'if'"},
@@ -149,19 +147,31 @@ static tl__ast_stmt *parse_import(tl__parser *P) {
   tl__vec names = TL__VEC_INIT(tl__ast_alias);
   tl__ast_stmt *result = NULL;
   if (from) {
-    if (tl__tok_op(tl__peek(P), ".") || tl__tok_op(tl__peek(P), "...")) {
-      tl__perr_tok(P, tl__peek(P), "relative imports are not supported");
-      goto done;
+    /* Relative (from .x import y, from .. import z): the dots lead the name. */
+    size_t dots = 0;
+    while (tl__tok_op(tl__peek(P), ".") || tl__tok_op(tl__peek(P), "...")) {
+      dots += tl__tok_op(tl__peek(P), ".") ? 1 : 3;
+      tl__advance(P);
     }
-    s->u.from.module = dotted_name(P);
-    if (!s->u.from.module) goto done;
+    const char *name = dots && tl__tok_kw(tl__peek(P), "import") ? "" : dotted_name(P);
+    if (!name) goto done;
+    if (dots) {
+      char *m = tl__parse_alloc(P->p, dots + strlen(name) + 1);
+      if (!m) goto done;
+      memset(m, '.', dots);
+      strcpy(m + dots, name);
+      name = m;
+    }
+    s->u.from.module = name;
     if (!tl__tok_kw(tl__peek(P), "import")) {
       tl__perr_tok(P, tl__peek(P), "expected 'import', found %s", tl__tok_desc(P, tl__peek(P)));
       goto done;
     }
     tl__advance(P);
     if (tl__tok_op(tl__peek(P), "*")) {
-      tl__perr_tok(P, tl__peek(P), "'import *' is not supported (import the module, e.g. import tilelang.language as T)");
+      tl__advance(P);
+      s->u.from.star = true;
+      result = s;
       goto done;
     }
     bool paren = tl__tok_op(tl__peek(P), "(");
@@ -230,12 +240,69 @@ static bool check_target(tl__parser *P, const tl__ast_expr *e, bool allow_tuple)
   return false;
 }
 
-static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
+/* True if e holds a call (evaluating it twice could do its work twice: T.alloc_*). */
+static bool has_call(const tl__ast_expr *e) {
+  if (!e) return false;
+  switch ((tl__ast_ekind)e->kind) {
+    case AE_CALL: return true;
+    case AE_ATTR: return has_call(e->u.attr.obj);
+    case AE_SUBSCRIPT: return has_call(e->u.sub.obj) || has_call(e->u.sub.index);
+    case AE_SLICE: return has_call(e->u.slice.lo) || has_call(e->u.slice.hi) || has_call(e->u.slice.step);
+    case AE_TUPLE: case AE_LIST:
+      for (uint32_t i = 0; i < e->u.seq.n; i++)
+        if (has_call(e->u.seq.items[i])) return true;
+      return false;
+    case AE_BINOP: case AE_BOOLOP: return has_call(e->u.bin.a) || has_call(e->u.bin.b);
+    case AE_UNOP: return has_call(e->u.un.a);
+    case AE_COMPARE:
+      for (uint32_t i = 0; i <= e->u.cmp.n; i++)
+        if (has_call(e->u.cmp.operands[i])) return true;
+      return false;
+    case AE_IFEXP: return has_call(e->u.ifexp.cond) || has_call(e->u.ifexp.t) || has_call(e->u.ifexp.f);
+    default: return true; /* anything else: do not duplicate it */
+  }
+}
+
+/* `t0 = t1 = ... = value` (first has been parsed as t0 = v1 and the next token is
+ * '='): Python assigns the value to t0, t1, ... in order. Each target becomes an
+ * assignment of its own; after the first, the value is the first target when that
+ * is a name and the value has calls (so T.alloc_shared runs once), else the value
+ * again (so --param overrides of module constants stay per name). */
+static bool parse_chain(tl__parser *P, const tl__tok *start, tl__ast_stmt *first, tl__vec *out) {
+  tl__vec targets = TL__VEC_INIT(tl__ast_expr *);
+  tl__ast_expr *value = first->u.assign.value;
+  bool ok = false;
+  while (tl__tok_op(tl__peek(P), "=")) {
+    if (!check_target(P, value, true)) goto done;
+    if (tl__vec_push(&targets, &value) != TL_OK) {
+      tl__parse_oom(P->p);
+      goto done;
+    }
+    tl__advance(P);
+    if (!(value = tl__parse_testlist(P))) goto done;
+  }
+  first->u.assign.value = value;
+  if (!push_stmt(P, out, first)) goto done;
+  tl__ast_expr *copy = first->u.assign.target->kind == AE_NAME && has_call(value) ? first->u.assign.target : value;
+  for (size_t i = 0; i < targets.len; i++) {
+    tl__ast_stmt *s = new_stmt(P, AS_ASSIGN, start);
+    if (!s) goto done;
+    s->u.assign.target = TL__VEC_AT(&targets, tl__ast_expr *, i);
+    s->u.assign.value = copy;
+    if (!push_stmt(P, out, s)) goto done;
+  }
+  ok = true;
+done:
+  tl__vec_free(&targets);
+  return ok;
+}
+
+static tl__ast_stmt *parse_small_stmt(tl__parser *P, tl__vec *out, bool *pushed) {
   const tl__tok *t = tl__peek(P);
   if (t->kind == TK_NAME) {
     for (size_t i = 0; i < sizeof UNSUPPORTED_STMTS / sizeof UNSUPPORTED_STMTS[0]; i++)
       if (tl__tok_kw(t, UNSUPPORTED_STMTS[i].kw)) {
-        tl__perr_tok(P, t, "%s", UNSUPPORTED_STMTS[i].msg);
+        tl__perr_unsupported(P, t, "%s", UNSUPPORTED_STMTS[i].msg);
         return NULL;
       }
     if (tl__tok_kw(t, "pass")) {
@@ -250,6 +317,20 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
       if (n->kind != TK_NEWLINE && !tl__tok_op(n, ";")) {
         s->u.ret.value = tl__parse_testlist(P);
         if (!s->u.ret.value) return NULL;
+      }
+      return s;
+    }
+    if (tl__tok_kw(t, "raise")) { /* raise [exc [from cause]]: an error where it runs */
+      tl__advance(P);
+      tl__ast_stmt *s = new_stmt(P, AS_RAISE, t);
+      if (!s) return NULL;
+      const tl__tok *n = tl__peek(P);
+      if (n->kind != TK_NEWLINE && !tl__tok_op(n, ";") && n->kind != TK_EOF) {
+        if (!(s->u.ret.value = tl__parse_test(P))) return NULL;
+        if (tl__tok_kw(tl__peek(P), "from")) {
+          tl__advance(P);
+          if (!tl__parse_test(P)) return NULL;
+        }
       }
       return s;
     }
@@ -278,8 +359,8 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
     s->u.assign.value = tl__parse_testlist(P);
     if (!s->u.assign.value) return NULL;
     if (tl__tok_op(tl__peek(P), "=")) {
-      tl__perr_tok(P, tl__peek(P), "chained assignment (a = b = c) is not supported");
-      return NULL;
+      *pushed = true;
+      return parse_chain(P, t, s, out) ? s : NULL;
     }
     return s;
   }
@@ -325,7 +406,9 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P) {
 /* simple_stmt (';' simple_stmt)* [';'] NEWLINE */
 static bool parse_simple_stmts(tl__parser *P, tl__vec *out) {
   for (;;) {
-    if (!push_stmt(P, out, parse_small_stmt(P))) return false;
+    bool pushed = false;
+    tl__ast_stmt *s = parse_small_stmt(P, out, &pushed);
+    if (!s || (!pushed && !push_stmt(P, out, s))) return false;
     if (!tl__tok_op(tl__peek(P), ";")) break;
     tl__advance(P);
     if (tl__peek(P)->kind == TK_NEWLINE) break;
@@ -382,7 +465,7 @@ static tl__ast_stmt *parse_for(tl__parser *P) {
   if (!s->u.for_.iter) return NULL;
   if (!parse_block(P, kw, "'for' statement", &s->u.for_.body)) return NULL;
   if (tl__tok_kw(tl__peek(P), "else")) {
-    tl__perr_tok(P, tl__peek(P), "'for ... else' is not supported");
+    tl__perr_unsupported(P, tl__peek(P), "'for ... else' is not supported");
     return NULL;
   }
   return s;
@@ -401,7 +484,7 @@ static tl__ast_stmt *parse_with(tl__parser *P) {
     if (!s->u.with.target || !check_target(P, s->u.with.target, true)) return NULL;
   }
   if (tl__tok_op(tl__peek(P), ",")) {
-    tl__perr_tok(P, tl__peek(P), "several context managers in one 'with' are not supported");
+    tl__perr_unsupported(P, tl__peek(P), "several context managers in one 'with' are not supported");
     return NULL;
   }
   if (!parse_block(P, kw, "'with' statement", &s->u.with.body)) return NULL;
@@ -415,7 +498,7 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
   while (!tl__tok_op(tl__peek(P), ")")) {
     const tl__tok *t = tl__peek(P);
     if (tl__tok_op(t, "*") || tl__tok_op(t, "**") || tl__tok_op(t, "/")) {
-      tl__perr_tok(P, t, "'%s' in a parameter list is not supported (only plain parameters with optional defaults)", t->s);
+      tl__perr_unsupported(P, t, "'%s' in a parameter list is not supported (only plain parameters with optional defaults)", t->s);
       goto done;
     }
     if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
@@ -480,7 +563,7 @@ static tl__ast_stmt *parse_def(tl__parser *P) {
   }
   const tl__tok *kw = tl__peek(P);
   if (tl__tok_kw(kw, "class")) {
-    tl__perr_tok(P, kw, "class definitions are not supported");
+    tl__perr_unsupported(P, kw, "class definitions are not supported");
     goto done;
   }
   if (!tl__tok_kw(kw, "def")) {
@@ -599,6 +682,218 @@ static bool top_def_is_kernel(const tl__parser *P, size_t *end, size_t *name_at)
   return has_decorator(P, def_at, *end, false);
 }
 
+/* ------------------------------------------------------------------ unread statements */
+
+static bool is_line_start(const tl__parser *P, size_t i, size_t from) {
+  if (i == from) return true;
+  uint8_t k = P->t[i - 1].kind;
+  return k == TK_NEWLINE || k == TK_INDENT || k == TK_DEDENT;
+}
+
+static bool is_clause_kw(const tl__tok *t) {
+  return tl__tok_kw(t, "elif") || tl__tok_kw(t, "else") || tl__tok_kw(t, "except") || tl__tok_kw(t, "finally");
+}
+
+static bool is_compound_kw(const tl__tok *t) {
+  static const char *const kws[] = {"if", "for", "while", "with", "try", "class", "def", "async", "match"};
+  for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
+    if (tl__tok_kw(t, kws[i])) return true;
+  return false;
+}
+
+/* Index past the end of the line holding token i (past its NEWLINE). */
+static size_t skip_line(const tl__parser *P, size_t i) {
+  while (i < P->n && P->t[i].kind != TK_NEWLINE && P->t[i].kind != TK_EOF) i++;
+  return i < P->n && P->t[i].kind == TK_NEWLINE ? i + 1 : i;
+}
+
+/* Index just past the statement starting at token i: decorators and the
+ * definition, a compound statement with its elif/else/except/finally clauses,
+ * or a simple statement's line. */
+static size_t skip_statement(const tl__parser *P, size_t i) {
+  while (i < P->n && tl__tok_op(&P->t[i], "@")) i = skip_line(P, i);
+  if (i >= P->n || !is_compound_kw(&P->t[i])) return skip_line(P, i);
+  i = skip_compound(P, i);
+  while (i < P->n && is_clause_kw(&P->t[i])) i = skip_compound(P, i);
+  return i;
+}
+
+static bool push_name(tl__parser *P, tl__vec *names, const tl__tok *t) {
+  if (t->kind != TK_NAME || tl__tok_is_keyword(t)) return true;
+  for (size_t i = 0; i < names->len; i++)
+    if (strcmp(TL__VEC_AT(names, const char *, i), t->s) == 0) return true;
+  if (tl__vec_push(names, &t->s) != TL_OK) return tl__parse_oom(P->p), false;
+  return true;
+}
+
+/* The names bound by `import a.b as c, d` / `from m import (x as y, z)` at i. */
+static bool import_names(tl__parser *P, size_t i, size_t end, tl__vec *names) {
+  bool from = tl__tok_kw(&P->t[i], "from");
+  if (from) {
+    while (i < end && !tl__tok_kw(&P->t[i], "import")) i++;
+  }
+  i++;
+  bool first = true; /* at the start of an item */
+  for (; i < end && P->t[i].kind != TK_NEWLINE; i++) {
+    const tl__tok *t = &P->t[i];
+    if (tl__tok_op(t, ",")) {
+      first = true;
+      continue;
+    }
+    if (t->kind != TK_NAME) continue;
+    bool aliased = i + 2 < end && tl__tok_kw(&P->t[i + 1], "as");
+    if (tl__tok_kw(t, "as")) {
+      if (!push_name(P, names, &P->t[i + 1])) return false;
+      i++;
+    } else if (first && !aliased) {
+      /* `import a.b` binds a; `from m import x` binds x */
+      if (!push_name(P, names, t)) return false;
+    }
+    first = false;
+  }
+  return true;
+}
+
+/* Assignment targets of a simple statement in [i, end): NAMEs before a top-level
+ * '=' (or an annotation ':' / an augmented operator right after the first name). */
+static bool target_names(tl__parser *P, size_t i, size_t end, tl__vec *names) {
+  const tl__tok *t0 = &P->t[i];
+  tl__ast_op aop;
+  if (t0->kind == TK_NAME && i + 1 < end && (tl__tok_op(&P->t[i + 1], ":") || aug_op(&P->t[i + 1], &aop)))
+    return push_name(P, names, t0);
+  size_t seg = i;
+  int depth = 0;
+  for (size_t j = i; j < end && P->t[j].kind != TK_NEWLINE; j++) {
+    const tl__tok *t = &P->t[j];
+    if (t->kind != TK_OP) continue;
+    if (tl__tok_op(t, "(") || tl__tok_op(t, "[") || tl__tok_op(t, "{")) depth++;
+    else if (tl__tok_op(t, ")") || tl__tok_op(t, "]") || tl__tok_op(t, "}")) depth--;
+    else if (depth == 0 && tl__tok_op(t, "=")) {
+      for (size_t k = seg; k < j; k++) {
+        const tl__tok *prev = k > seg ? &P->t[k - 1] : NULL, *next = &P->t[k + 1];
+        bool starts = !prev || tl__tok_op(prev, ",") || tl__tok_op(prev, "(") || tl__tok_op(prev, "[") ||
+                      tl__tok_op(prev, "*");
+        bool ends = tl__tok_op(next, ",") || tl__tok_op(next, "=") || tl__tok_op(next, ")") || tl__tok_op(next, "]");
+        if (P->t[k].kind == TK_NAME && starts && ends && !push_name(P, names, &P->t[k])) return false;
+      }
+      seg = j + 1;
+    }
+  }
+  return true;
+}
+
+/* Every name the statements in [from, to) may bind at their own level: assignment
+ * targets, imports, loop and `with ... as` targets, `except ... as`, and the names
+ * of classes and functions (whose bodies are not looked into). */
+static bool bound_names(tl__parser *P, size_t from, size_t to, tl__vec *names) {
+  int depth = 0;
+  for (size_t i = from; i < to && P->p->status == TL_OK; i++) {
+    const tl__tok *t = &P->t[i];
+    if (t->kind == TK_OP) {
+      if (tl__tok_op(t, "(") || tl__tok_op(t, "[") || tl__tok_op(t, "{")) depth++;
+      else if (tl__tok_op(t, ")") || tl__tok_op(t, "]") || tl__tok_op(t, "}")) depth--;
+    }
+    if (depth != 0 || !is_line_start(P, i, from)) {
+      if (tl__tok_kw(t, "as") && depth == 0 && !push_name(P, names, &P->t[i + 1])) return false;
+      continue;
+    }
+    if (tl__tok_op(t, "@")) {
+      i = skip_line(P, i) - 1;
+    } else if (tl__tok_kw(t, "class") || tl__tok_kw(t, "def") || (tl__tok_kw(t, "async") && tl__tok_kw(&P->t[i + 1], "def"))) {
+      const tl__tok *nm = &P->t[i + (tl__tok_kw(t, "async") ? 2 : 1)];
+      if (!push_name(P, names, nm)) return false;
+      i = skip_compound(P, i) - 1;
+    } else if (tl__tok_kw(t, "import") || tl__tok_kw(t, "from")) {
+      if (!import_names(P, i, to, names)) return false;
+      i = skip_line(P, i) - 1;
+    } else if (tl__tok_kw(t, "for")) {
+      for (size_t j = i + 1; j < to && !tl__tok_kw(&P->t[j], "in"); j++)
+        if (!push_name(P, names, &P->t[j])) return false;
+    } else if (t->kind == TK_NAME && !is_compound_kw(t) && !is_clause_kw(t)) {
+      if (!target_names(P, i, to, names)) return false;
+      i = skip_line(P, i) - 1;
+    }
+  }
+  return true;
+}
+
+/* The decorators' dotted names (@a.b.c(...) gives a.b.c) of the definition at i. */
+static bool decorator_names(tl__parser *P, size_t i, tl__vec *decos) {
+  while (i < P->n && tl__tok_op(&P->t[i], "@")) {
+    size_t j = i + 1;
+    tl__ast_expr *e = NULL;
+    while (j < P->n && P->t[j].kind == TK_NAME && !tl__tok_is_keyword(&P->t[j])) {
+      const tl__tok *nm = &P->t[j];
+      tl__ast_expr *x = tl__ast_new_expr(P, e ? AE_ATTR : AE_NAME, nm);
+      if (!x) return false;
+      if (e) {
+        x->line = e->line;
+        x->col = e->col;
+        x->u.attr.obj = e;
+        x->u.attr.name = nm->s;
+      } else {
+        x->u.name = nm->s;
+      }
+      e = x;
+      j++;
+      if (j < P->n && tl__tok_op(&P->t[j], ".")) j++;
+      else break;
+    }
+    if (e && tl__vec_push(decos, &e) != TL_OK) return tl__parse_oom(P->p), false;
+    i = skip_line(P, i);
+  }
+  return true;
+}
+
+/* The statement at token `start` stopped the parser with an error about Python
+ * outside the subset: keep it unread instead (AS_OPAQUE, or a deferred AS_DEF for
+ * a kernel-like definition) and go on after it. */
+static bool defer_statement(tl__parser *P, size_t start, bool kernel_def, tl__vec *out) {
+  const char *full = tl__arena_strdup(&P->p->arena, tl_last_error());
+  if (!full) return tl__parse_oom(P->p), false;
+  P->p->status = TL_OK;
+  P->p->outside_subset = false;
+  P->depth = 0;
+  P->block_depth = 0;
+  size_t end = skip_statement(P, start);
+  const tl__tok *at = &P->t[start];
+  tl__vec names = TL__VEC_INIT(const char *);
+  tl__vec decos = TL__VEC_INIT(tl__ast_expr *);
+  bool ok = false;
+  if (kernel_def) {
+    size_t def_at = start;
+    while (def_at < end && tl__tok_op(&P->t[def_at], "@")) def_at = skip_line(P, def_at);
+    tl__ast_stmt *s = new_stmt(P, AS_DEF, at);
+    if (!s || !decorator_names(P, start, &decos)) goto done;
+    s->u.def.skipped = true;
+    s->u.def.deferred = full;
+    s->u.def.name = def_at + 1 < P->n && P->t[def_at + 1].kind == TK_NAME ? P->t[def_at + 1].s : "?";
+    s->u.def.nested_kernel = has_decorator(P, def_at, end, false);
+    s->u.def.ndeco = (uint32_t)decos.len;
+    s->u.def.decos = to_array(P, &decos);
+    if (!push_stmt(P, out, s)) goto done;
+  } else {
+    tl__ast_stmt *s = new_stmt(P, AS_OPAQUE, at);
+    if (!s || !bound_names(P, start, end, &names)) goto done;
+    /* why: the message after "file:line:col: ", to the end of its first line */
+    const char *m = full;
+    for (int colons = 0; *m && colons < 3; m++)
+      if (*m == ':') colons++;
+    while (*m == ' ') m++;
+    const char *nl = strchr(m, '\n');
+    s->u.opaque.why = tl__pstrndup(P->p, m, nl ? (size_t)(nl - m) : strlen(m));
+    s->u.opaque.n = (uint32_t)names.len;
+    s->u.opaque.names = to_array(P, &names);
+    if (!s->u.opaque.why || !push_stmt(P, out, s)) goto done;
+  }
+  P->i = end;
+  ok = P->p->status == TL_OK;
+done:
+  tl__vec_free(&names);
+  tl__vec_free(&decos);
+  return ok;
+}
+
 tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out) {
   tl__parser P = {p, toks, ntoks, 0, 0, 0};
   tl__vec stmts = TL__VEC_INIT(tl__ast_stmt *);
@@ -617,6 +912,7 @@ tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl
       P.i = skip_compound(&P, P.i);
       continue;
     }
+    bool kernel_def = false;
     if (tl__tok_kw(t, "def") || tl__tok_op(t, "@")) {
       size_t end = P.i, name_at = P.i;
       if (!top_def_is_kernel(&P, &end, &name_at)) {
@@ -628,8 +924,13 @@ tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl
         P.i = end;
         continue;
       }
+      kernel_def = true;
     }
-    if (!parse_stmt(&P, &stmts)) break;
+    size_t start = P.i, nstmts = stmts.len;
+    if (parse_stmt(&P, &stmts)) continue;
+    if (!p->outside_subset) break;
+    stmts.len = nstmts; /* `a; lambda: b` may have pushed its first half */
+    if (!defer_statement(&P, start, kernel_def, &stmts)) break;
   }
   if (p->status == TL_OK) {
     out->n = (uint32_t)stmts.len;

@@ -1,0 +1,8 @@
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((128,), "float32")):
+    with T.Kernel(1, threads=128) as bx:
+        for i in T.Parallel(128):
+            A[i] = sum([A[j] for j in range(4)])
