@@ -23,7 +23,8 @@ typedef struct cuda_example {
 } cuda_example;
 
 /* Every example at its defaults, and other parameterizations: tiles that do not
- * divide, float16 and bfloat16 data, a larger GEMM tile. */
+ * divide, float16 and bfloat16 data, a larger GEMM tile; FlashAttention (MHA and
+ * GQA) causal with seq_q != seq_kv and sequences the tiles do not divide. */
 static const cuda_example k_cuda_examples[] = {
     {"vector_add.py", "default", {{0}}, 0, 0},
     {"elementwise_add.py", "default", {{0}}, 0, 0},
@@ -40,6 +41,10 @@ static const cuda_example k_cuda_examples[] = {
     {"cumsum.py", "default", {{0}}, 0, 0},
     {"cumsum.py", "reverse", {{"reverse", "True"}}, 1, 0},
     {"rms_norm.py", "default", {{0}}, 0, 1e-5},
+    {"flash_attention.py", "default", {{0}}, 0, 2e-3},
+    {"flash_attention.py", "causal_q48_kv80", {{"is_causal", "True"}, {"seq_q", "48"}, {"seq_kv", "80"}}, 3, 2e-3},
+    {"flash_attention_gqa.py", "default", {{0}}, 0, 2e-3},
+    {"flash_attention_gqa.py", "causal_q33_kv50", {{"is_causal", "True"}, {"seq_q", "33"}, {"seq_kv", "50"}}, 3, 2e-3},
 };
 #define CUDA_NEXAMPLES (sizeof k_cuda_examples / sizeof k_cuda_examples[0])
 

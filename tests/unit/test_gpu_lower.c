@@ -12,7 +12,9 @@
 #include "base/alloc.h"
 #include "codegen/codegen.h"
 #include "gpu_test.h"
+#include "transform/gpu/gpu.h"
 #include "transform/kernel_table.h"
+#include "transform/pass.h"
 #include "transform/util.h"
 
 #define HDR "import tilelang.language as T\n"
@@ -396,6 +398,25 @@ typedef struct refusal {
 } refusal;
 
 static const refusal k_refusals[] = {
+    /* x is pinned (a reduction's source), so the loop keeps x's layout; it may
+     * gather into replicated y only if it does not also read y */
+    {HDR "@T.prim_func\n"
+         "def k(A: T.Tensor((8, 16), \"float32\"), R: T.Tensor((8,), \"float32\"), B: T.Tensor((8, 16), \"float32\")):\n"
+         "    with T.Kernel(1, threads=32) as bx:\n"
+         "        x = T.alloc_fragment((8, 16), \"float32\")\n"
+         "        y = T.alloc_fragment((8, 16), \"float32\")\n"
+         "        r = T.alloc_fragment((8,), \"float32\")\n"
+         "        T.copy(A, x)\n"
+         "        T.fill(y, 1.0)\n"
+         "        T.reduce_sum(x, r, dim=1)\n"
+         "        for i, j in T.Parallel(8, 16):\n"
+         "            y[i, j] = y[i, j] + x[i, j]\n"
+         "        B[0, 0] = y[0, 1]\n"
+         "        T.copy(r, R)\n",
+     CUDA, TL_EINVAL,
+     "k.py:12:13: fragment 'y' is written at [i, j] inside T.Parallel, whose iterations are distributed over the "
+     "block's threads (as fragment 'x'); but 'y' is replicated in every thread, because it is read outside any "
+     "T.Parallel loop"},
     {HDR "@T.prim_func\n"
          "def k(A: T.Tensor((8, 16), \"float32\"), R: T.Tensor((8,), \"float32\")):\n"
          "    with T.Kernel(1, threads=32) as bx:\n"
@@ -676,10 +697,71 @@ static void golden(const char *file, const char *name) {
   tl_ir_module_free(m);
 }
 
+static const tl_ir_stmt *find_kernel(const tl_ir_stmt *s) {
+  if (!s) return NULL;
+  if (s->kind == TL_STMT_KERNEL) return s;
+  if (s->kind == TL_STMT_LET) return find_kernel(s->u.let.body);
+  if (s->kind == TL_STMT_SEQ)
+    for (uint32_t i = 0; i < s->u.seq.n; i++) {
+      const tl_ir_stmt *k = find_kernel(s->u.seq.stmts[i]);
+      if (k) return k;
+    }
+  return NULL;
+}
+
+/* What layout inference decides for an example's kernel (after the passes that
+ * run before gpu_lower_simt), printed: tests/golden/gpu_lowered/<name>.layouts.txt. */
+static void layouts_golden(const char *file, const tl_ir_const_binding *consts, size_t n, const char *name) {
+  tl_ir_module *m = example(file, consts, n);
+  tl_target *t = NULL;
+  TL_ASSERT_OK(tl_target_parse(CUDA, &t));
+  TL_ASSERT_OK(tl__pass_simplify(m, t));
+  TL_ASSERT_OK(tl__pass_lower_elementwise_tile_ops(m, t));
+  tl__gpu_params p;
+  tl__gpu_params_get(t, &p);
+  const tl_ir_stmt *k = find_kernel(tl_ir_module_func(m, 0)->body);
+  assert_non_null(k);
+  tl__gpu_kernel_info info;
+  TL_ASSERT_OK(tl__gpu_infer_layouts(k, &p, &info));
+  char *text = tl__gpu_layouts_text(&info);
+  assert_non_null(text);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/golden/gpu_lowered/%s.layouts.txt", TL_SOURCE_DIR, name);
+  if (getenv("TL_REGEN_GOLDEN")) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+  } else {
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("missing %s (run scripts/regen-golden.sh gpu_lowered)", path);
+    char *want = calloc(1, 1 << 20);
+    size_t got = fread(want, 1, (1 << 20) - 1, f);
+    fclose(f);
+    want[got] = '\0';
+    if (strcmp(want, text) != 0) {
+      fprintf(stderr, "---- got:\n%s---- expected (%s):\n%s----\n", text, path, want);
+      free(want);
+      fail_msg("layouts of %s differ from %s", file, path);
+    }
+    free(want);
+  }
+  tl__free(text);
+  tl__gpu_kernel_info_free(&info);
+  tl_target_release(t);
+  tl_ir_module_free(m);
+}
+
 static void test_golden(void **state) {
   (void)state;
   golden("gemm.py", "gemm");
   golden("softmax.py", "softmax");
+  golden("flash_attention.py", "flash_attention");
+  layouts_golden("softmax.py", NULL, 0, "softmax");
+  layouts_golden("gemm.py", NULL, 0, "gemm");
+  layouts_golden("flash_attention.py", NULL, 0, "flash_attention");
+  static const tl_ir_const_binding causal[] = {{"is_causal", "True"}};
+  layouts_golden("flash_attention.py", causal, 1, "flash_attention_causal");
 }
 
 int main(void) {

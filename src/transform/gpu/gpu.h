@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/vec.h"
+#include "layout/frag.h"
 #include "tilelang/ir.h"
 #include "tilelang/target.h"
 
@@ -99,6 +100,8 @@ typedef struct tl__gpu_layout {
   int64_t R, C, V, mr, TC, TR;
   int64_t CB, RB, RC, RR; /* C / V column blocks, ceil(R / mr) row blocks, repeats */
   int64_t slots;         /* per thread: RR * RC * mr * V (replicated: R * C) */
+  int64_t elem_bytes, vector_bytes; /* the chooser's inputs (for tl__gpu_layout_frag) */
+  bool gemm;
 } tl__gpu_layout;
 
 /* Chooses a distributed layout for `shape` over T threads: V the widest power of
@@ -129,6 +132,10 @@ tl_ir_stmt *tl__gpu_slots_loops(tl_ir_module *mod, const tl__gpu_layout *L, cons
 /* Index k of the element at row r (over shape[0..ndim-1)) and column c. */
 tl_ir_expr *tl__gpu_unravel_row(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *r, uint32_t k);
 
+/* The same layout as data (src/layout/frag.h): tl__frag_simt with the chooser's
+ * inputs, or tl__frag_replicated; equal element for element (test_layout_frag). */
+tl_status tl__gpu_layout_frag(const tl__gpu_layout *L, tl__frag *out);
+
 /* What layout inference decided for one kernel (layout.c). */
 typedef enum tl__gpu_loop_mode {
   TL__GPU_LOOP_REPLICATED, /* every thread runs every iteration */
@@ -141,16 +148,28 @@ typedef struct tl__gpu_frag {
   tl__gpu_layout layout;   /* replicated or distributed */
   int group;               /* fragments sharing a layout (union-find root) */
   bool gemm_c;             /* a T.gemm accumulator (layout hint) */
+  bool pinned;             /* a T.gemm accumulator or a reduction's source: kept distributed
+                            * where a loop could replicate it (layout.c, spread_replication) */
   const char *why;         /* why it is replicated (NULL: distributed) */
   tl_ir_span why_span;
   tl_ir_buffer *local;     /* its per-thread buffer (lower_simt.c) */
 } tl__gpu_frag;
+
+/* The most replicated fragments one distributed loop may write (gathers). */
+#define TL__GPU_MAX_GATHERS 8
 
 typedef struct tl__gpu_loop {
   const tl_ir_stmt *loop;  /* an outermost T.Parallel loop of the kernel */
   tl__gpu_loop_mode mode;
   tl__gpu_layout layout;   /* TL__GPU_LOOP_LAYOUT */
   int frag;                /* the fragment whose layout it follows, or -1 */
+  /* Replicated fragments this distributed loop writes at its own element (and
+   * does not read): each iteration stores into a shared buffer of the
+   * fragment's shape, and after the loop every thread copies all of it into its
+   * copy (a conversion from the loop's layout to the replicated one through
+   * shared memory: T.copy(acc_s, acc_s_cast) when acc_s_cast is an operand A). */
+  int gathers[TL__GPU_MAX_GATHERS];
+  uint32_t ngathers;
 } tl__gpu_loop;
 
 typedef struct tl__gpu_kernel_info {
@@ -166,6 +185,11 @@ typedef struct tl__gpu_kernel_info {
  * tl__gpu_kernel_info_free (also after a failure). */
 tl_status tl__gpu_infer_layouts(const tl_ir_stmt *k, const tl__gpu_params *p, tl__gpu_kernel_info *out);
 void tl__gpu_kernel_info_free(tl__gpu_kernel_info *info);
+/* What inference decided, as stable text (goldens): every fragment with its
+ * layout (tl__frag_print) or why it is replicated, and every outermost T.Parallel
+ * loop with its distribution and gathers. A fresh string (tl__free); NULL on out
+ * of memory (message set). */
+char *tl__gpu_layouts_text(const tl__gpu_kernel_info *info);
 tl__gpu_frag *tl__gpu_find_frag(const tl__gpu_kernel_info *info, const tl_ir_buffer *b);
 const tl__gpu_loop *tl__gpu_find_loop(const tl__gpu_kernel_info *info, const tl_ir_stmt *loop);
 

@@ -64,6 +64,14 @@ void tl__gpu_layout_choose(tl__gpu_layout *L, int64_t T, const int64_t *shape, u
   L->RR = ceil_div(L->RB, TR);
   L->RC = ceil_div(CB, TC);
   L->slots = L->RR * L->RC * mr * V;
+  L->elem_bytes = elem_bytes;
+  L->vector_bytes = vector_bytes;
+  L->gemm = gemm;
+}
+
+tl_status tl__gpu_layout_frag(const tl__gpu_layout *L, tl__frag *out) {
+  if (L->replicated) return tl__frag_replicated(L->T, L->shape, L->ndim, out);
+  return tl__frag_simt(L->T, L->shape, L->ndim, L->elem_bytes, L->vector_bytes, L->gemm, out);
 }
 
 static void layout_replicated(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim) {
@@ -146,6 +154,7 @@ typedef struct loop_facts {
   const tl_ir_stmt *loop;
   tl__vec ident;  /* int: fragments accessed at the loop's own element */
   tl__vec writes; /* write_fact: stores to fragments, local buffers and local.vars */
+  tl__vec reads;  /* int: fragments it reads */
   bool writes_memory;
   const tl_ir_buffer *memory_buf; /* one shared/global buffer it writes, for messages */
   int64_t elem_bytes;             /* widest element of the buffers it accesses */
@@ -263,6 +272,7 @@ static void note_access(scan *c, const tl_ir_buffer *b, tl_ir_expr *const *idx, 
     }
     if (!lf && !write) set_reason(c, fi, "read outside any T.Parallel loop", span);
     if (lf && write && c->st == TL_OK) c->st = tl__vec_push(&lf->writes, &(write_fact){b, store, ident});
+    if (lf && !write) push_unique_int(c, &lf->reads, fi);
     return;
   }
   case TL_SCOPE_LOCAL:
@@ -334,12 +344,15 @@ static void layout_gemm(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, lo
   require_replicated(c, call, 1, "operand B of");
   const tl_ir_buffer *cb = region_buf(call, 2);
   int fi = cb && cb->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, cb) : -1;
-  if (fi >= 0) frag_at(c, fi)->gemm_c = true;
+  if (fi >= 0) frag_at(c, fi)->gemm_c = frag_at(c, fi)->pinned = true;
 }
 
 static void layout_reduce(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
   if (!outside_parallel(c, s, call, lf)) return;
   require_replicated(c, call, 1, "the destination of");
+  const tl_ir_buffer *src = region_buf(call, 0);
+  int fi = src && src->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, src) : -1;
+  if (fi >= 0) frag_at(c, fi)->pinned = true;
 }
 
 static void layout_cumsum(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
@@ -395,7 +408,7 @@ static void scan_stmt(scan *c, const tl_ir_stmt *s) {
       return;
     }
     if (s->u.loop.kind == TL_FOR_PARALLEL && c->cur < 0) {
-      loop_facts lf = {s, TL__VEC_INIT(int), TL__VEC_INIT(write_fact), false, NULL, 0};
+      loop_facts lf = {s, TL__VEC_INIT(int), TL__VEC_INIT(write_fact), TL__VEC_INIT(int), false, NULL, 0};
       c->st = tl__vec_push(&c->facts, &lf);
       if (c->st != TL_OK) return;
       c->cur = (int)c->facts.len - 1;
@@ -519,9 +532,68 @@ static tl_status write_error(const tl__gpu_kernel_info *info, const loop_facts *
                         b->name, idx, dist_by);
 }
 
+/* A loop that writes a replicated fragment at its own element, and no shared or
+ * global memory, runs every iteration in every thread (each thread updates its
+ * own copy); the fragments it touches at their own element must then be whole in
+ * every thread too, so they are replicated with it, and so on until nothing
+ * changes. A loop touching a pinned fragment (a gemm accumulator, a reduction's
+ * source) at its own element is left distributed instead: it gathers what it
+ * writes into replicated fragments (tl__gpu_loop.gathers). This is FlashAttention's online softmax: `scores_max[i] =
+ * T.max(scores_max[i], scores_max_prev[i])` after T.reduce_max made scores_max
+ * replicated replicates scores_max_prev, and the loops over the row statistics
+ * run in every thread. */
+static void spread_replication(scan *c) {
+  for (bool changed = true; changed && c->st == TL_OK;) {
+    changed = false;
+    for (size_t li = 0; li < c->facts.len; li++) {
+      loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
+      if (lf->writes_memory) continue;
+      const write_fact *rep = NULL;
+      for (size_t k = 0; k < lf->writes.len && !rep; k++) {
+        const write_fact *w = &TL__VEC_AT(&lf->writes, write_fact, k);
+        if (w->buf->scope == TL_SCOPE_LOCAL_FRAGMENT && w->identity && tl__gpu_find_frag(c->info, w->buf)->why) rep = w;
+      }
+      if (!rep) continue;
+      bool pinned = false;
+      for (size_t k = 0; k < lf->ident.len; k++) {
+        const tl__gpu_frag *f = frag_at(c, TL__VEC_AT(&lf->ident, int, k));
+        pinned |= !f->why && f->pinned;
+      }
+      if (pinned) continue; /* the loop keeps its layout and gathers (resolve) */
+      for (size_t k = 0; k < lf->ident.len; k++) {
+        int fi = TL__VEC_AT(&lf->ident, int, k);
+        if (frag_at(c, fi)->why) continue;
+        char why[300];
+        snprintf(why, sizeof why, "used at its own element in a T.Parallel loop that writes replicated fragment '%s'",
+                 rep->buf->name);
+        set_reason(c, fi, reason_dup(c, why), rep->store ? rep->store->span : lf->loop->span);
+        changed = true;
+      }
+    }
+  }
+}
+
+/* True (w's fragment added to rec's gathers) when the distributed loop may write
+ * replicated fragment w->buf through shared memory: at its own element, a
+ * fragment the loop does not read, distributed by a fragment's layout. */
+static bool gatherable(scan *c, const loop_facts *lf, tl__gpu_loop *rec, const write_fact *w) {
+  if (rec->frag < 0 || !w->identity || w->buf->scope != TL_SCOPE_LOCAL_FRAGMENT) return false;
+  int fi = frag_index(c, w->buf);
+  if (fi < 0) return false;
+  for (size_t k = 0; k < lf->reads.len; k++)
+    if (TL__VEC_AT(&lf->reads, int, k) == fi) return false;
+  for (uint32_t k = 0; k < rec->ngathers; k++)
+    if (rec->gathers[k] == fi) return true;
+  if (rec->ngathers == TL__GPU_MAX_GATHERS) return false;
+  rec->gathers[rec->ngathers++] = fi;
+  return true;
+}
+
 static tl_status resolve(scan *c) {
   tl__gpu_kernel_info *info = c->info;
   const tl__gpu_params *p = c->p;
+  spread_replication(c);
+  TL__TRY(c->st);
   /* Groups of distributed fragments touched at one loop's own element. */
   for (size_t li = 0; li < c->facts.len; li++) {
     loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
@@ -558,7 +630,7 @@ static tl_status resolve(scan *c) {
   /* Loops. */
   for (size_t li = 0; li < c->facts.len; li++) {
     loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
-    tl__gpu_loop rec = {lf->loop, TL__GPU_LOOP_REPLICATED, {0}, -1};
+    tl__gpu_loop rec = {lf->loop, TL__GPU_LOOP_REPLICATED, {0}, -1, {0}, 0};
     for (size_t k = 0; k < lf->ident.len && rec.frag < 0; k++) {
       int fi = TL__VEC_AT(&lf->ident, int, k);
       if (!frag_at(c, fi)->why) rec.frag = fi;
@@ -589,6 +661,7 @@ static tl_status resolve(scan *c) {
       for (size_t k = 0; k < lf->writes.len; k++) {
         const write_fact *w = &TL__VEC_AT(&lf->writes, write_fact, k);
         bool ok = w->buf->scope == TL_SCOPE_LOCAL_FRAGMENT && w->identity && !tl__gpu_find_frag(info, w->buf)->why;
+        if (!ok && gatherable(c, lf, &rec, w)) continue;
         if (!ok) return write_error(info, lf, w, dist_by);
       }
     TL__TRY(tl__vec_push(&info->loops, &rec));
@@ -627,6 +700,7 @@ tl_status tl__gpu_infer_layouts(const tl_ir_stmt *k, const tl__gpu_params *p, tl
   for (size_t i = 0; i < c.facts.len; i++) {
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).ident);
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).writes);
+    tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).reads);
   }
   tl__vec_free(&c.facts);
   return st;
@@ -637,4 +711,55 @@ void tl__gpu_kernel_info_free(tl__gpu_kernel_info *info) {
   tl__vec_free(&info->texts);
   tl__vec_free(&info->frags);
   tl__vec_free(&info->loops);
+}
+
+/* ------------------------------------------------------------- printing */
+
+static void put_layout(tl__sb *sb, const tl__gpu_layout *L) {
+  tl__frag F;
+  if (tl__gpu_layout_frag(L, &F) != TL_OK) {
+    tl__sb_appendf(sb, "  (no layout: %s)\n", tl_last_error());
+    return;
+  }
+  char *t = tl__frag_print(&F);
+  if (!t) {
+    tl__sb_append(sb, "  (out of memory)\n");
+    return;
+  }
+  for (const char *line = t; *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t n = nl ? (size_t)(nl - line) : strlen(line);
+    tl__sb_appendf(sb, "  %.*s\n", (int)n, line);
+    line += n + (nl ? 1 : 0);
+  }
+  tl__free(t);
+}
+
+char *tl__gpu_layouts_text(const tl__gpu_kernel_info *info) {
+  tl__sb sb = TL__SB_INIT;
+  tl__sb_appendf(&sb, "kernel: %lld threads\n", (long long)info->T);
+  for (size_t i = 0; i < info->frags.len; i++) {
+    const tl__gpu_frag *f = &TL__VEC_AT(&info->frags, tl__gpu_frag, i);
+    if (f->why)
+      tl__sb_appendf(&sb, "fragment %s: replicated, %s (line %u)\n", f->buf->name, f->why, f->why_span.line);
+    else
+      tl__sb_appendf(&sb, "fragment %s: distributed%s, with '%s'\n", f->buf->name, f->gemm_c ? " (gemm accumulator)" : "",
+                     TL__VEC_AT(&info->frags, tl__gpu_frag, f->group).buf->name);
+    put_layout(&sb, &f->layout);
+  }
+  for (size_t i = 0; i < info->loops.len; i++) {
+    const tl__gpu_loop *l = &TL__VEC_AT(&info->loops, tl__gpu_loop, i);
+    tl__sb_appendf(&sb, "T.Parallel at line %u: ", l->loop->span.line);
+    if (l->mode == TL__GPU_LOOP_REPLICATED) tl__sb_append(&sb, "every iteration in every thread");
+    else if (l->mode == TL__GPU_LOOP_LINEAR) tl__sb_append(&sb, "iteration e in thread e % T");
+    else if (l->frag >= 0)
+      tl__sb_appendf(&sb, "as fragment '%s'", TL__VEC_AT(&info->frags, tl__gpu_frag, l->frag).buf->name);
+    else tl__sb_append(&sb, "a layout of its own");
+    for (uint32_t k = 0; k < l->ngathers; k++)
+      tl__sb_appendf(&sb, "%s'%s'", k ? ", " : "; gathers into ",
+                     TL__VEC_AT(&info->frags, tl__gpu_frag, l->gathers[k]).buf->name);
+    tl__sb_putc(&sb, '\n');
+    if (l->mode == TL__GPU_LOOP_LAYOUT && l->frag < 0) put_layout(&sb, &l->layout);
+  }
+  return tl__sb_finish(&sb);
 }

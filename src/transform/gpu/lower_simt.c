@@ -35,6 +35,7 @@ typedef struct simt {
   const tl_ir_stmt *loop;    /* the original outermost T.Parallel being lowered, or NULL */
   const tl__gpu_loop *rec;   /* its record */
   tl_ir_expr *slot;          /* its slot expression (distributed by a layout) */
+  tl_ir_buffer *gather[TL__GPU_MAX_GATHERS]; /* shared buffers for rec->gathers */
   int depth;                 /* > 0 inside a kernel */
 } simt;
 
@@ -161,6 +162,14 @@ static tl_ir_expr *body_expr(tl_ir_mutator *mu, tl_ir_expr *e) {
   return e;
 }
 
+/* The shared buffer a distributed loop gathers fragment f into, or NULL. */
+static tl_ir_buffer *gather_of(const simt *sc, const tl__gpu_frag *f) {
+  if (!sc->rec) return NULL;
+  for (uint32_t k = 0; k < sc->rec->ngathers; k++)
+    if (&TL__VEC_AT(&sc->g.info->frags, tl__gpu_frag, sc->rec->gathers[k]) == f) return sc->gather[k];
+  return NULL;
+}
+
 static tl_ir_stmt *body_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   simt *sc = mu->ctx;
   tl_ir_module *mod = mu->mod;
@@ -180,7 +189,10 @@ static tl_ir_stmt *body_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   if (!value) return NULL;
   tl_ir_span old = tl__loc_push(mod, s->span);
   tl_ir_stmt *r = NULL;
-  if (f->layout.replicated) {
+  tl_ir_buffer *gather = gather_of(sc, f);
+  if (gather && sc->slot && own_element(sc, s->u.store.indices, s->u.store.n)) {
+    r = tl_ir_store(mod, gather, s->u.store.n, s->u.store.indices, value);
+  } else if (f->layout.replicated) {
     tl_ir_expr *idx[TL__GPU_MAX_RANK];
     bool ok = true;
     for (uint32_t d = 0; d < s->u.store.n; d++) ok &= (idx[d] = tl_ir_mutate_expr(mu, s->u.store.indices[d])) != NULL;
@@ -213,6 +225,36 @@ static tl_ir_stmt *bind_vars(tl_ir_module *mod, const tl_ir_stmt *loop, tl_ir_st
   tl_ir_expr *vals[TL__GPU_MAX_RANK];
   for (uint32_t d = 0; d < loop->u.loop.n; d++) vals[d] = tl__add(mod, loop->u.loop.mins[d], values[d]);
   return tl_ir_substitute_stmt(mod, body, loop->u.loop.n, loop->u.loop.vars, vals);
+}
+
+/* After a loop that gathered replicated fragments into shared buffers: the
+ * buffers allocated before it, and
+ *   barrier; for every element: copy[idx] = gathered[idx]; barrier
+ * so every thread holds all of each fragment, and the buffers may be written
+ * again (a loop around this one). */
+static tl_status gather_back(simt *sc, const tl__gpu_loop *rec, tl_ir_stmt **loop) {
+  tl_ir_module *mod = sc->g.mod;
+  tl_ir_stmt *items[2 * TL__GPU_MAX_GATHERS + 3];
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < rec->ngathers; k++) items[n++] = tl_ir_alloc(mod, sc->gather[k]);
+  items[n++] = *loop;
+  items[n++] = tl_ir_barrier(mod);
+  for (uint32_t k = 0; k < rec->ngathers; k++) {
+    const tl__gpu_frag *f = &TL__VEC_AT(&sc->g.info->frags, tl__gpu_frag, rec->gathers[k]);
+    uint32_t nd = f->buf->ndim;
+    tl_ir_var *v[TL__GPU_MAX_RANK];
+    tl_ir_expr *idx[TL__GPU_MAX_RANK];
+    for (uint32_t d = 0; d < nd; d++) {
+      v[d] = tl_ir_var_new(mod, "g", TL_DT_INT32);
+      TL__TRY(tl__built(mod, v[d]));
+      idx[d] = tl_ir_var_ref(mod, v[d]);
+    }
+    tl_ir_stmt *copy = tl_ir_store(mod, f->local, nd, idx, tl_ir_load(mod, sc->gather[k], nd, idx));
+    items[n++] = tl_ir_for(mod, TL_FOR_SERIAL, nd, v, NULL, f->buf->shape, copy);
+  }
+  items[n++] = tl_ir_barrier(mod);
+  *loop = tl_ir_seq(mod, n, items);
+  return tl__built(mod, *loop);
 }
 
 static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loop *rec, tl_ir_stmt **out) {
@@ -256,10 +298,20 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
   for (uint32_t d = 0; d + 1 < n; d++) vals[d] = tl__gpu_unravel_row(mod, L, sl.r, d);
   vals[n - 1] = sl.c;
   for (uint32_t d = 0; d < n; d++) vals[d] = tl__cast_int(mod, s->u.loop.vars[d]->dtype, vals[d]);
-  tl_ir_stmt *body = rewrite_body(sc, s, rec, rec->frag >= 0 ? sl.slot : NULL, &st);
+  simt gsc = *sc;
+  for (uint32_t k = 0; k < rec->ngathers; k++) {
+    const tl__gpu_frag *f = &TL__VEC_AT(&sc->g.info->frags, tl__gpu_frag, rec->gathers[k]);
+    char name[300];
+    snprintf(name, sizeof name, "%s_gather", f->buf->name);
+    gsc.gather[k] = tl_ir_buffer_new(mod, name, f->buf->dtype, f->buf->ndim, f->buf->shape, NULL, TL_SCOPE_SHARED);
+    TL__TRY(tl__built(mod, gsc.gather[k]));
+  }
+  tl_ir_stmt *body = rewrite_body(&gsc, s, rec, rec->frag >= 0 ? sl.slot : NULL, &st);
   TL__TRY(st);
   body = bind_vars(mod, s, body, vals);
   *out = tl__gpu_slots_loops(mod, L, &sl, body);
+  TL__TRY(tl__built(mod, *out));
+  if (rec->ngathers) TL__TRY(gather_back(&gsc, rec, out));
   return tl__built(mod, *out);
 }
 
