@@ -18,14 +18,14 @@
 #include "base/alloc.h"
 #include "base/str.h"
 #include "bench.h"
-#include "engine/files.h"
+#include "base/files.h"
 #include "tilelang/engine.h"
 
 extern char **environ;
 
 static int child(const char *path) {
   char *src = NULL;
-  if (tl__read_file(path, &src, NULL) != TL_OK) return 2;
+  if (tl__file_read(path, &src, NULL) != TL_OK) return 2;
   tl_ir_module *m = NULL;
   if (tl_ir_parse(src, path, NULL, &m) != TL_OK) return 3;
   tl_compile_options o = {0};

@@ -71,7 +71,7 @@ static char *compile_check(const char *root, int block, bool *from_cache) {
   tl_kernel_cache_clear_memory();
   tl_ir_module_free(m);
   char *err = NULL;
-  TL_ASSERT_OK(tl__read_file(path, &err, NULL));
+  TL_ASSERT_OK(tl__file_read(path, &err, NULL));
   close(efd);
   unlink(path);
   return err;

@@ -12,14 +12,14 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/str.h"
-#include "engine/files.h"
+#include "base/files.h"
 #include "tl_test.h"
 
 /* A copy of the good test plugin at dir/name. */
 static char *copy_plugin(const char *dir, const char *name) {
   char *dst = tl__format("%s/%s", dir, name), *text = NULL;
   size_t len = 0;
-  TL_ASSERT_OK(tl__read_file(TLP_GOOD, &text, &len));
+  TL_ASSERT_OK(tl__file_read(TLP_GOOD, &text, &len));
   TL_ASSERT_OK(tl__file_write_new(dst, text, len));
   assert_int_equal(chmod(dst, 0755), 0);
   tl__free(text);

@@ -14,7 +14,7 @@
 #include "base/error.h"
 #include "base/str.h"
 #include "base/trust.h"
-#include "engine/files.h"
+#include "base/files.h"
 #include "tl_test.h"
 
 static char *scratch(void) {
