@@ -25,7 +25,7 @@
 #include "base/alloc.h"
 #include "base/fp16.h"
 #include "bench.h"
-#include "engine/files.h"
+#include "base/files.h"
 #include "tilelang/engine.h"
 
 #define MAX_ARGS 3
