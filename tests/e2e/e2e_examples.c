@@ -52,6 +52,9 @@ static const size_case k_cases[] = {
     {"transpose", "", "M=1 N=7"},
     {"transpose", "", "M=64 N=64"},
     {"transpose", "block_M=16 block_N=8", "M=50 N=3"},
+    {"flash_attention", "", ""},
+    {"flash_attention", "is_causal=True seq_q=33 seq_kv=50", ""},
+    {"flash_attention_gqa", "is_causal=True seq_q=40", ""},
 };
 #define NCASES (sizeof k_cases / sizeof *k_cases)
 
