@@ -1,14 +1,14 @@
 #!/bin/sh
 # Regenerates golden files from the current build, one area at a time:
 #   scripts/regen-golden.sh [AREA...]     (no AREA: every area)
-# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered, gpu_codegen, cuda.
+# Areas: target, ir, parse_errors, codegen_examples, gpu_lowered, gpu_codegen, cuda, layouts.
 # An area is a regen_<area> function below; add yours next to it.
 # Uses the tlc of $BUILD (default: build), building it first. Review the diff
 # (git diff tests/golden) before committing.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-AREAS="target ir parse_errors codegen_examples gpu_lowered gpu_codegen cuda"
+AREAS="target ir parse_errors codegen_examples gpu_lowered gpu_codegen cuda layouts"
 
 tlc() { "$BUILD/bin/tlc" "$@"; }
 
@@ -104,6 +104,14 @@ regen_cuda() {
   mkdir -p tests/golden/cuda
   TL_REGEN_GOLDEN=1 "$BUILD/bin/test_codegen_cuda" >/dev/null 2>&1 || echo "regen-golden: test_codegen_cuda failed (the files were still written)" >&2
   echo "regenerated tests/golden/cuda ($(ls tests/golden/cuda | wc -l) files) and tests/golden/cuda_resources.txt"
+}
+
+# tests/golden/layouts/layouts.txt: printed fragment and shared layouts (test_layout_print writes it).
+regen_layouts() {
+  cmake --build "$BUILD" --target test_layout_print >/dev/null
+  mkdir -p tests/golden/layouts
+  TL_REGEN_GOLDEN=1 "$BUILD/bin/test_layout_print" >/dev/null 2>&1 || echo "regen-golden: test_layout_print failed (the file was still written)" >&2
+  echo "regenerated tests/golden/layouts/layouts.txt ($(grep -c '^== ' tests/golden/layouts/layouts.txt) layouts)"
 }
 
 ensure_built
