@@ -398,10 +398,13 @@ static void test_reduce_bitand_bitor(void **state) {
   int32_t s[RR * RC], a[RR], o[RC], o0[RC];
   uint8_t u[RR * RC], v[RR], w[RC];
   uint64_t rng = 23;
-  /* Few bits vary, so that neither fold is trivially 0 or all ones. */
-  for (int k = 0; k < RR * RC; k++) s[k] = (int32_t)(0x7f0f00f0u | (uint32_t)(test_uniform(&rng) * 65536) << 4);
-  for (int k = 0; k < RR * RC; k++) u[k] = (uint8_t)(0xa0 | (uint8_t)(test_uniform(&rng) * 4));
-  for (int k = 0; k < RC; k++) o[k] = o0[k] = (int32_t)(test_uniform(&rng) * 65536) << 12;
+  /* Few bits vary, so that neither fold is trivially 0 or all ones (bits: 16
+   * random ones, from test_uniform's [-1, 1) moved to [0, 65536)). */
+#define RAND16() ((uint32_t)((test_uniform(&rng) + 1.0) * 32768.0))
+  for (int k = 0; k < RR * RC; k++) s[k] = (int32_t)(0x7f0f00f0u | RAND16() << 4);
+  for (int k = 0; k < RR * RC; k++) u[k] = (uint8_t)(0xa0 | (RAND16() & 3));
+  for (int k = 0; k < RC; k++) o[k] = o0[k] = (int32_t)(RAND16() << 12);
+#undef RAND16
   host_tensor h[6];
   tl_value args[] = {ht_wrap(&h[0], TL_DT_INT32, s, 2, RR, RC), ht_wrap(&h[1], TL_DT_INT32, a, 1, RR, 0),
                      ht_wrap(&h[2], TL_DT_INT32, o, 1, RC, 0), ht_wrap(&h[3], TL_DT_UINT8, u, 2, RR, RC),
