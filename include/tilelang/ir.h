@@ -144,9 +144,9 @@ typedef enum tl_ir_unop { TL_UN_NEG, TL_UN_NOT, TL_UN_BITNOT } tl_ir_unop;
  *   TL_OP_CLEAR       (R dst)                                     T.clear
  *   TL_OP_GEMM        (R A, R B, R C, I transpose_A, I transpose_B, I clear_accum)
  *                     C += op(A) @ op(B) (C = ... when clear_accum)  T.gemm
- *   TL_OP_REDUCE_*    (R src, R dst, I dim, I clear)              T.reduce_sum/max/min/abssum/absmax/bitxor
+ *   TL_OP_REDUCE_*    (R src, R dst, I dim, I clear)              T.reduce_sum/max/min/abssum/absmax/bitxor/bitand/bitor
  *   TL_OP_ATOMIC_ADD  (R dst, E value | R value)                  T.atomic_add
- *   TL_OP_CUMSUM      (R src, R dst, I dim, I reverse)            T.cumsum
+ *   TL_OP_CUMSUM      (R src, R dst, I dim, I reverse)            T.cumsum (TL_OP_CUMMAX: T.cummax)
  * Lowered code uses further ops (see the enum) that passes document where they
  * create them. */
 typedef enum tl_ir_op {
@@ -201,6 +201,12 @@ typedef enum tl_ir_op {
    * each buffer's layout (its strides; row-major when compact): C[i, j] (= 0 when clear, then)
    * += sum over k ascending of op(A)[i, k] * op(B)[k, j], for i < m, j < n. */
   TL_OP_GEMM_STRIDED,
+  TL_OP_REDUCE_BITAND, /* T.reduce_bitand, integers only */
+  TL_OP_REDUCE_BITOR,  /* T.reduce_bitor, integers only */
+  /* math intrinsics added since (floats; appended: the values above stay) */
+  TL_OP_ERF, TL_OP_LOG10, TL_OP_LOG1P, TL_OP_EXPM1, TL_OP_TAN,
+  TL_OP_FMOD, /* T.fmod(a, b): a - trunc(a / b) * b, the sign of a (C's fmod) */
+  TL_OP_CUMMAX, /* T.cummax, the arguments of T.cumsum: an inclusive running maximum */
   TL_OP__COUNT
 } tl_ir_op;
 

@@ -135,6 +135,12 @@ static const tl__c_math k_math[] = {
   {TL_OP_SIN, "sinf(%0)", "sin(%0)", NULL},
   {TL_OP_COS, "cosf(%0)", "cos(%0)", NULL},
   {TL_OP_ABS, "fabsf(%0)", "fabs(%0)", NULL},
+  {TL_OP_ERF, "erff(%0)", "erf(%0)", NULL},
+  {TL_OP_LOG10, "log10f(%0)", "log10(%0)", NULL},
+  {TL_OP_LOG1P, "log1pf(%0)", "log1p(%0)", NULL},
+  {TL_OP_EXPM1, "expm1f(%0)", "expm1(%0)", NULL},
+  {TL_OP_TAN, "tanf(%0)", "tan(%0)", NULL},
+  {TL_OP_FMOD, "fmodf(%0, %1)", "fmod(%0, %1)", NULL},
   {TL_OP__COUNT, NULL, NULL, NULL},
 };
 
@@ -157,6 +163,12 @@ static const tl__c_math k_fast_math[] = {
   {TL_OP_SIN, "__sinf(%0)", "sin(%0)", NULL},
   {TL_OP_COS, "__cosf(%0)", "cos(%0)", NULL},
   {TL_OP_ABS, "fabsf(%0)", "fabs(%0)", NULL},
+  {TL_OP_ERF, "erff(%0)", "erf(%0)", NULL},
+  {TL_OP_LOG10, "log10f(%0)", "log10(%0)", NULL},
+  {TL_OP_LOG1P, "log1pf(%0)", "log1p(%0)", NULL},
+  {TL_OP_EXPM1, "expm1f(%0)", "expm1(%0)", NULL},
+  {TL_OP_TAN, "tanf(%0)", "tan(%0)", NULL},
+  {TL_OP_FMOD, "fmodf(%0, %1)", "fmod(%0, %1)", NULL},
   {TL_OP__COUNT, NULL, NULL, NULL},
 };
 

@@ -44,6 +44,12 @@ static const tl_c_math k_math[] = {
   {"T.sin", "sinf(%0)", "sin(%0)", NULL},
   {"T.cos", "cosf(%0)", "cos(%0)", NULL},
   {"T.abs", "fabsf(%0)", "fabs(%0)", NULL},
+  {"T.erf", "erff(%0)", "erf(%0)", NULL},
+  {"T.log10", "log10f(%0)", "log10(%0)", NULL},
+  {"T.log1p", "log1pf(%0)", "log1p(%0)", NULL},
+  {"T.expm1", "expm1f(%0)", "expm1(%0)", NULL},
+  {"T.tan", "tanf(%0)", "tan(%0)", NULL},
+  {"T.fmod", "fmodf(%0, %1)", "fmod(%0, %1)", NULL},
   {NULL, NULL, NULL, NULL},
 };
 

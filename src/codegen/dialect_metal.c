@@ -45,6 +45,9 @@ static const tl_c_math k_math[] = {
   {"T.sin", "precise::sin(%0)", NULL, NULL},
   {"T.cos", "precise::cos(%0)", NULL, NULL},
   {"T.abs", "fabs(%0)", NULL, NULL},
+  {"T.log10", "precise::log10(%0)", NULL, NULL},
+  {"T.tan", "precise::tan(%0)", NULL, NULL},
+  {"T.fmod", "fmod(%0, %1)", NULL, NULL},
   {NULL, NULL, NULL, NULL},
 };
 

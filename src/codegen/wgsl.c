@@ -321,6 +321,7 @@ static void float_math(wgsl_writer *w, const tl_ir_expr *e, tl_dtype t) {
   case TL_OP_TRUNC: fn = "trunc"; break;
   case TL_OP_SIN: fn = "sin"; break;
   case TL_OP_COS: fn = "cos"; break;
+  case TL_OP_TAN: fn = "tan"; break;
   case TL_OP_ABS: fn = "abs"; break;
   case TL_OP_POW: fn = "pow"; break;
   case TL_OP_FMA: fn = "fma"; break;

@@ -74,6 +74,12 @@
   X(SIN, "T.sin", 1, MATH)                                 \
   X(COS, "T.cos", 1, MATH)                                 \
   X(ABS, "T.abs", 1, MATH)                                 \
+  X(ERF, "T.erf", 1, MATH)                                 \
+  X(LOG10, "T.log10", 1, MATH)                             \
+  X(LOG1P, "T.log1p", 1, MATH)                             \
+  X(EXPM1, "T.expm1", 1, MATH)                             \
+  X(TAN, "T.tan", 1, MATH)                                 \
+  X(FMOD, "T.fmod", 2, MATH)                               \
   X(CEILDIV, "T.ceildiv", 2, CEILDIV)                      \
   X(WARP_SHFL_XOR, "T.warp_shfl_xor", 3, NONE)             \
   X(ARG_NUM, "T.arg_num", 0, NONE)                         \
@@ -116,10 +122,16 @@
     TL__READ_UNLESS(3), TL__FOLD(MAX, ZERO, true), reduce, reduce, reduce, reduce, 0, reduce)                  \
   X(REDUCE_BITXOR, "T.reduce_bitxor", REDUCE, "RRII", ("src", "dst", "dim", "clear"), (0, 0, 0, 1), 1,       \
     TL__READ_UNLESS(3), TL__FOLD(BITXOR, ZERO, false), reduce_bitwise, reduce, reduce, reduce, 0, reduce)      \
+  X(REDUCE_BITAND, "T.reduce_bitand", REDUCE, "RRII", ("src", "dst", "dim", "clear"), (0, 0, 0, 1), 1,       \
+    TL__READ_UNLESS(3), TL__FOLD(BITAND, ALL_ONES, false), reduce_bitwise, reduce, reduce, reduce, 0, reduce)  \
+  X(REDUCE_BITOR, "T.reduce_bitor", REDUCE, "RRII", ("src", "dst", "dim", "clear"), (0, 0, 0, 1), 1,         \
+    TL__READ_UNLESS(3), TL__FOLD(BITOR, ZERO, false), reduce_bitwise, reduce, reduce, reduce, 0, reduce)       \
   X(ATOMIC_ADD, "T.atomic_add", ATOMIC_ADD, "RX", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS, TL__NO_FOLD, \
     atomic_add, atomic_add, atomic_add, atomic_add, 1, none)                                                   \
   X(CUMSUM, "T.cumsum", CUMSUM, "RRII", ("src", "dst", "dim", "reverse"), (0, 0, 0, 0), 1, TL__READ_NEVER,   \
     TL__FOLD(ADD, ZERO, false), cumsum, cumsum, none, cumsum, 0, cumsum)                                       \
+  X(CUMMAX, "T.cummax", CUMSUM, "RRII", ("src", "dst", "dim", "reverse"), (0, 0, 0, 0), 1, TL__READ_NEVER,   \
+    TL__FOLD(MAX, LOWEST, false), cumsum, cumsum, none, cumsum, 0, cumsum)                                     \
   X(ATOMIC_ADD_ELEM, "T.atomic_add_elem", NONE, "RE", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,          \
     TL__NO_FOLD, atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)                                  \
   X(GEMM_STRIDED, "T.gemm_strided", NONE, "RRRNNNNNNNNNI",                                                     \
@@ -133,6 +145,7 @@ typedef enum tl__identity_kind {
   TL__IDENTITY_ZERO,    /* sums; the largest of absolute values */
   TL__IDENTITY_LOWEST,  /* max: -inf, or the dtype's lowest integer */
   TL__IDENTITY_HIGHEST, /* min: +inf, or the dtype's highest integer */
+  TL__IDENTITY_ALL_ONES, /* bitwise and: every bit set (integers only) */
 } tl__identity_kind;
 
 typedef struct tl__op_fold {

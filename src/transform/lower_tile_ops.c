@@ -24,8 +24,9 @@
  *  - T.reduce_*: per destination element a local.var accumulator starts at the
  *    identity, combines the (converted, |x| for abs variants) source elements in
  *    index order, and is stored, combined with the old value unless clear.
- *  - T.cumsum: per line a local.var accumulator; element k of the line (from the
- *    end when reverse) is added and stored. In place when src and dst are one region.
+ *  - T.cumsum, T.cummax: per line a local.var accumulator from the fold's identity;
+ *    element k of the line (from the end when reverse) is combined (added, or
+ *    maxed) and stored. In place when src and dst are one region.
  *  - T.atomic_add: element-wise addition; on global memory each element is a
  *    T.atomic_add_elem (blocks run in parallel), elsewhere a plain store.
  *
@@ -554,6 +555,7 @@ static tl_status lower_reduce(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
 
 static tl_status lower_cumsum(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
   tl_ir_module *mod = c->mod;
+  tl_ir_op op = call->u.call.op;
   reg src, dst;
   uint32_t dim;
   int64_t reverse = 0;
@@ -563,14 +565,14 @@ static tl_status lower_cumsum(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
   tl__is_const_int(call->u.call.args[3], &reverse);
   if (src.buf == dst.buf && !same_region(&src, &dst))
     return tl__pass_error(TL_EUNSUPPORTED, call->span,
-                          "T.cumsum from one region of buffer '%s' into another is not supported; use the same region "
+                          "%s from one region of buffer '%s' into another is not supported; use the same region "
                           "or another buffer",
-                          src.buf->name);
+                          tl_ir_op_name(op), src.buf->name);
   if (!pairable(&src, UINT32_MAX, &dst))
     return tl__pass_error(TL_EUNSUPPORTED, call->span,
-                          "T.cumsum: the dimensions of buffers '%s' and '%s' cannot be matched statically; give their "
+                          "%s: the dimensions of buffers '%s' and '%s' cannot be matched statically; give their "
                           "extents as constants",
-                          src.buf->name, dst.buf->name);
+                          tl_ir_op_name(op), src.buf->name, dst.buf->name);
   /* Pair all dims, then take the scanned dim's loop out of the outer nest. */
   loops all;
   loops_init(c, &all);
@@ -608,9 +610,9 @@ static tl_status lower_cumsum(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
   accum acc;
   TL__TRY(new_accum(mod, dt, &acc));
   tl_ir_expr *x = tl__convert(mod, dt, tl_ir_load(mod, src.buf, src.ndim, sidx));
-  tl_ir_stmt *step[2] = {acc_store(mod, &acc, tl_ir_binary(mod, TL_BIN_ADD, acc_load(mod, &acc), x)),
+  tl_ir_stmt *step[2] = {acc_store(mod, &acc, tl__fold_combine(mod, op, acc_load(mod, &acc), x)),
                          tl_ir_store(mod, dst.buf, dst.ndim, didx, acc_load(mod, &acc))};
-  tl_ir_stmt *body[3] = {acc.alloc, acc_store(mod, &acc, tl__zero(mod, dt)),
+  tl_ir_stmt *body[3] = {acc.alloc, acc_store(mod, &acc, tl__fold_identity(mod, op, dt)),
                          tl_ir_for(mod, TL_FOR_SERIAL, 1, &r, NULL, &len, tl_ir_seq(mod, 2, step))};
   *out = build_loops(mod, &L, tl_ir_seq(mod, 3, body));
   return *out ? TL_OK : tl__built(mod, NULL);

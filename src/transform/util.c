@@ -156,6 +156,8 @@ tl_ir_expr *tl__zero(tl_ir_module *mod, tl_dtype t) {
 tl_ir_expr *tl__fold_identity(tl_ir_module *mod, tl_ir_op op, tl_dtype t) {
   tl__identity_kind id = tl__tile_op(op)->fold.identity;
   if (id == TL__IDENTITY_ZERO) return tl__zero(mod, t);
+  if (id == TL__IDENTITY_ALL_ONES) /* every bit set: -1, or an unsigned dtype's highest value */
+    return tl_ir_int(mod, t, t.code == TL_DTYPE_UINT && t.bits < 64 ? (int64_t)((1ull << t.bits) - 1) : -1);
   bool lowest = id == TL__IDENTITY_LOWEST;
   if (tl_dtype_is_float(t)) return tl_ir_float(mod, t, lowest ? -__builtin_inf() : __builtin_inf());
   int64_t lo, hi;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "more_ops_src.h"
 #include "tilelang/ir.h"
 
 /* One example with constants bound (a parameterization). Symbolic dims get
@@ -155,6 +156,9 @@ static const cuda_case k_cuda_cases[] = {
               "        T.copy(s, S)\n"
               "        T.copy(a, X)\n",
      1e-5, "__shfl_xor_sync(0xffffffffu"},
+    {"tvm.tir's operators by name, T.erf/log10/log1p/expm1/tan/fmod", "ops", TIR_OPS_SRC, 1e-5, "erff("},
+    {"T.cummax: fragments, shared lines over threads, in place", "cm", CUMMAX_SRC, 0, NULL},
+    {"T.reduce_bitand/bitor: warp folds of a fragment, shared columns", "x", BITANDOR_SRC, 0, NULL},
 };
 #define CUDA_NCASES (sizeof k_cuda_cases / sizeof k_cuda_cases[0])
 

@@ -183,6 +183,48 @@ static void test_metal_context_hook(void **state) {
   tl_ir_module_free(m);
 }
 
+/* The math intrinsics added with T.erf: each dialect generates its library's
+ * function, or refuses at compile time naming the op and the dialect (Metal's
+ * standard library has no erf, log1p or expm1; WGSL's builtins have tan only). */
+static void test_new_math_per_dialect(void **state) {
+  (void)state;
+  static const struct {
+    const char *backend, *expr, *want, *refusal;
+  } cases[] = {
+    {"hip", "T.erf(A[i]) + T.log1p(A[i]) + T.expm1(A[i]) + T.fmod(A[i], 2.0)", "erff(", NULL},
+    {"hip", "T.log10(A[i]) + T.tan(A[i])", "log10f(", NULL},
+    {"opencl", "T.erf(A[i]) + T.fmod(A[i], 2.0)", "erf(", NULL},
+    {"metal", "T.log10(A[i]) + T.tan(A[i]) + T.fmod(A[i], 2.0)", "precise::log10(", NULL},
+    {"metal", "T.erf(A[i])", NULL, "the metal dialect has no T.erf"},
+    {"metal", "T.expm1(A[i])", NULL, "the metal dialect has no T.expm1"},
+    {"webgpu", "T.tan(A[i])", "tan(", NULL},
+    {"webgpu", "T.log1p(A[i])", NULL, "the wgsl dialect cannot print T.log1p"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "import tilelang.language as T\n@T.prim_func\n"
+             "def f(A: T.Tensor((64,), \"float32\"), B: T.Tensor((64,), \"float32\")):\n"
+             "    with T.Kernel(1, threads=64) as bx:\n"
+             "        for i in T.Parallel(64):\n"
+             "            B[i] = %s\n",
+             cases[i].expr);
+    tl_ir_module *m = pt_parse(src);
+    tl_backend_context *ctx = NULL;
+    TL_ASSERT_OK(tl_create_backend_context(cases[i].backend, NULL, "source", &ctx));
+    br_build b;
+    if (cases[i].refusal) {
+      TL_ASSERT_ERR(br_codegen(m, ctx, &b), TL_EUNSUPPORTED, cases[i].refusal);
+    } else {
+      TL_ASSERT_OK(br_codegen(m, ctx, &b));
+      ASSERT_CONTAINS(tl_artifact_source(b.device), cases[i].want);
+    }
+    br_build_free(&b);
+    tl_backend_context_release(ctx);
+    tl_ir_module_free(m);
+  }
+}
+
 /* --------------------------------------------------------------------- wgsl */
 
 static void test_wgsl_refusals(void **state) {
@@ -484,6 +526,7 @@ int main(void) {
     cmocka_unit_test(test_goldens),
     cmocka_unit_test(test_hip_wavefront),
     cmocka_unit_test(test_metal_context_hook),
+    cmocka_unit_test(test_new_math_per_dialect),
     cmocka_unit_test(test_wgsl_refusals),
     cmocka_unit_test(test_c_dialect_as_plain_data),
     cmocka_unit_test(test_templates),

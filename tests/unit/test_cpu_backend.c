@@ -10,6 +10,7 @@
 #include "backends/cpu/pipeline.h"
 #include "base/str.h"
 #include "codegen/codegen.h"
+#include "more_ops_src.h"
 #include "pass_test.h"
 #include "runtime/exec_impls.h"
 #include "runtime/kernel.h"
@@ -310,6 +311,76 @@ static void test_reduce_bitxor(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.reduce_bitand / T.reduce_bitor compiled and run by every runner at several sizes. */
+static const char *k_bitandor_src =
+    "import tilelang.language as T\n"
+    "N = T.symbolic(\"N\")\n"
+    "@T.prim_func\n"
+    "def x(E: T.Tensor((N, 3), \"int32\"), F: T.Tensor((N,), \"int32\"), G: T.Tensor((N,), \"int32\"),\n"
+    "      B: T.Tensor((N, 12), \"uint8\"), C: T.Tensor((N, 12), \"uint8\"), D: T.Tensor((N, 12), \"uint8\")):\n"
+    "    with T.Kernel(T.ceildiv(N, 8), threads=32) as bx:\n"
+    "        e = T.alloc_fragment((8, 3), \"int32\")\n"
+    "        f = T.alloc_fragment((8,), \"int32\")\n"
+    "        g = T.alloc_fragment((8,), \"int32\")\n"
+    "        b = T.alloc_shared((2, 12), \"uint8\")\n"
+    "        c = T.alloc_fragment((12,), \"uint8\")\n"
+    "        d = T.alloc_fragment((12,), \"uint8\")\n"
+    "        T.copy(E[bx * 8, 0], e)\n"
+    "        T.copy(F[bx * 8], f)\n"
+    "        T.reduce_bitand(e, f, dim=1, clear=False)\n"
+    "        T.reduce_bitor(e, g)\n"
+    "        T.copy(f, F[bx * 8])\n"
+    "        T.copy(g, G[bx * 8])\n"
+    "        T.copy(B[bx * 2, 0], b)\n"
+    "        T.reduce_bitand(b, c, dim=0)\n"
+    "        T.reduce_bitor(b, d, dim=0)\n"
+    "        T.copy(c, C[bx, 0])\n"
+    "        T.copy(d, D[bx, 0])\n";
+
+static void test_reduce_bitand_bitor(void **state) {
+  (void)state;
+  tl_ir_module *m = pt_parse(k_bitandor_src);
+  const char *names[2];
+  size_t nr = runners(names);
+  static const int64_t sizes[] = {1, 8, 13, 64};
+  for (size_t r = 0; r < nr; r++)
+    for (size_t i = 0; i < 4; i++) {
+      pt_dim dims[1] = {{"N", sizes[i]}};
+      char what[64];
+      snprintf(what, sizeof what, "reduce_bitand/bitor N=%lld", (long long)sizes[i]);
+      run_through(names[r], m, "x", dims, 1, what);
+    }
+  tl_ir_module_free(m);
+}
+
+/* tvm.tir's operators by name and the math added with them (tir_ops_src.h),
+ * compiled and run by every runner against the interpreter. */
+static void test_tir_ops(void **state) {
+  (void)state;
+  tl_ir_module *m = pt_parse(TIR_OPS_SRC);
+  const char *names[2];
+  size_t nr = runners(names);
+  static const int64_t sizes[] = {1, 31, 70};
+  for (size_t r = 0; r < nr; r++)
+    for (size_t i = 0; i < 3; i++) {
+      pt_dim dims[1] = {{"N", sizes[i]}};
+      char what[64];
+      snprintf(what, sizeof what, "tir ops N=%lld", (long long)sizes[i]);
+      run_through(names[r], m, "ops", dims, 1, what);
+    }
+  tl_ir_module_free(m);
+}
+
+/* T.cummax (cummax_src.h) compiled and run by every runner against the interpreter. */
+static void test_cummax(void **state) {
+  (void)state;
+  tl_ir_module *m = pt_parse(CUMMAX_SRC);
+  const char *names[2];
+  size_t nr = runners(names);
+  for (size_t r = 0; r < nr; r++) run_through(names[r], m, "cm", NULL, 0, "cummax");
+  tl_ir_module_free(m);
+}
+
 /* ------------------------------------------------- the same words everywhere */
 
 /* A bad call of `scale` made by editing good arguments. */
@@ -406,6 +477,9 @@ int main(void) {
     cmocka_unit_test(test_examples),
     cmocka_unit_test(test_symbolic_and_source),
     cmocka_unit_test(test_reduce_bitxor),
+    cmocka_unit_test(test_reduce_bitand_bitor),
+    cmocka_unit_test(test_tir_ops),
+    cmocka_unit_test(test_cummax),
     cmocka_unit_test(test_messages_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

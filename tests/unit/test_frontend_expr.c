@@ -151,6 +151,42 @@ static void test_builtins(void **state) {
   expect("I[i]", "A.shape[0] // 2 + len(A.shape)", "9", "int32");
 }
 
+/* tvm.tir's operators by name: the Python operator of the same meaning (and its
+ * folding), variadic T.max/T.min, T.clamp, T.Select, dtype limits, new math. */
+static void test_tir_operators(void **state) {
+  (void)state;
+  expect("I[i]", "T.floordiv(n, 4)", "n // 4", "int32");
+  expect("I[i]", "T.floordiv(-7, 2)", "-4", "int32");
+  expect("I[i]", "T.floormod(n, 4)", "n % 4", "int32");
+  expect("I[i]", "T.floormod(-7, 2)", "1", "int32");
+  expect("I[i]", "T.truncmod(n, 4)", "n - T.truncdiv(n, 4) * 4", "int32");
+  expect("I[i]", "T.truncmod(-7, 2)", "-1", "int32");
+  expect("I[i]", "T.shift_left(n, 2)", "n << 2", "int32");
+  expect("I[i]", "T.shift_right(n, 1)", "n >> 1", "int32");
+  expect("I[i]", "T.bitwise_and(n, 6)", "n & 6", "int32");
+  expect("I[i]", "T.bitwise_or(n, 6)", "n | 6", "int32");
+  expect("I[i]", "T.bitwise_xor(n, 6)", "n ^ 6", "int32");
+  expect("I[i]", "T.bitwise_not(n)", "~n", "int32");
+  expect("I[i]", "T.bitwise_not(5)", "-6", "int32");
+  expect("A[i]", "T.max(x, 1, 2)", "T.max(T.max(x, 1.0), 2.0)", "float32");
+  expect("I[i]", "T.min(n, i, 3, 4)", "T.min(T.min(T.min(n, i), 3), 4)", "int32");
+  expect("A[i]", "T.clamp(x, 0, 1)", "T.min(T.max(x, 0.0), 1.0)", "float32");
+  expect("A[i]", "T.clamp(x, min_val=0.5)", "T.max(x, 0.5)", "float32");
+  expect("A[i]", "T.clamp(x, max_val=0.5)", "T.min(x, 0.5)", "float32");
+  expect("A[i]", "T.Select(n > 3, x, 0)", "T.if_then_else(n > 3, x, 0.0)", "float32");
+  expect("I[i]", "T.max_value(\"int32\")", "2147483647", "int32");
+  expect("I[i]", "T.min_value(\"int32\")", "-2147483648", "int32");
+  expect("A[i]", "T.erf(x)", "T.erf(x)", "float32");
+  expect("A[i]", "T.fmod(x, 2)", "T.fmod(x, 2.0)", "float32");
+  expect("H[i]", "T.log1p(h)", "T.log1p(h)", "float16");
+  expect("A[i]", "T.log10(x) + T.expm1(x) + T.tan(x)", "T.log10(x) + T.expm1(x) + T.tan(x)", "float32");
+  expect_err("I[i]", "T.shift_left(x, 1)", "needs integer");
+  expect_err("I[i]", "T.floordiv(7, 0)", "integer division or modulo by zero");
+  expect_err("A[i]", "T.bitwise_not(x)", "T.bitwise_not needs an integer argument, got float32");
+  expect_err("A[i]", "T.max_value(\"bool\")", "T.max_value needs a numeric dtype, got bool");
+  expect_err("A[i]", "T.fmod(x)", "T.fmod takes 2 arguments");
+}
+
 static void test_errors(void **state) {
   (void)state;
   expect_err("I[i]", "n / 2", "'/' on integer expressions is ambiguous");
@@ -186,7 +222,7 @@ static void test_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_precedence), cmocka_unit_test(test_folding), cmocka_unit_test(test_dtypes),
-    cmocka_unit_test(test_builtins), cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_builtins), cmocka_unit_test(test_tir_operators), cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include "base/str.h"
 #include "gpu_test.h"
+#include "more_ops_src.h"
 
 typedef struct example_size {
   const char *file;
@@ -309,6 +310,8 @@ static const src_case k_cases[] = {
          "        T.copy(s, B)\n"
          "        T.copy(t, C)\n",
      {{0}}, 0, 0},
+    {"T.cummax: fragments (int16 into int32, both directions, in place), shared lines over threads", "cm",
+     CUMMAX_SRC, {{0}}, 0, 0},
     {"atomic adds: scalar and region, global and fragment", "a",
      HDR "@T.prim_func\n"
          "def a(A: T.Tensor((8, 16), \"float32\"), S: T.Tensor((16,), \"float32\"), C: T.Tensor((8, 16), \"float32\")):\n"
@@ -501,6 +504,18 @@ static const src_case k_cases[] = {
     {"T.reduce_bitxor on one row", "x",
      BITXOR_SRC,
      {{"N", 1}}, 1, 0},
+    {"T.reduce_bitand/bitor: rows of a distributed fragment, columns of a shared buffer", "x",
+     BITANDOR_SRC,
+     {{"N", 13}}, 1, 0},
+    {"T.reduce_bitand/bitor on one row", "x",
+     BITANDOR_SRC,
+     {{"N", 1}}, 1, 0},
+    {"tvm.tir's operators by name, T.erf/log10/log1p/expm1/tan/fmod", "ops",
+     TIR_OPS_SRC,
+     {{"N", 70}}, 1, 1e-6},
+    {"tvm.tir's operators by name on one element", "ops",
+     TIR_OPS_SRC,
+     {{"N", 1}}, 1, 1e-6},
 };
 
 static void test_source_kernels(void **state) {

@@ -378,6 +378,56 @@ static void test_reduce_bitxor(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.reduce_bitand / T.reduce_bitor on int32 and uint8 against a plain C fold:
+ * rows and columns, with clear and combined with the destination's old value.
+ * The and-fold starts from every bit set, uint8's included (255). */
+static void test_reduce_bitand_bitor(void **state) {
+  (void)state;
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_buffer *S = buf2(m, "S", TL_DT_INT32, I32(RR), I32(RC), GLOBAL), *A = buf1(m, "A", TL_DT_INT32, I32(RR), GLOBAL),
+               *O = buf1(m, "O", TL_DT_INT32, I32(RC), GLOBAL), *U = buf2(m, "U", TL_DT_UINT8, I32(RR), I32(RC), GLOBAL),
+               *V = buf1(m, "V", TL_DT_UINT8, I32(RR), GLOBAL), *W = buf1(m, "W", TL_DT_UINT8, I32(RC), GLOBAL);
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32);
+  make_func(m, "x", (tl_ir_buffer *[]){S, A, O, U, V, W}, 6,
+            kernel2(m, I32(1), NULL, bx, NULL,
+                    SEQ(TILE(TL_OP_REDUCE_BITAND, FULL(S), FULL(A), I32(1), I32(1)),  /* rows, clear */
+                        TILE(TL_OP_REDUCE_BITOR, FULL(S), FULL(O), I32(0), I32(0)),   /* columns, into O */
+                        TILE(TL_OP_REDUCE_BITAND, FULL(U), FULL(V), I32(1), I32(1)),  /* uint8 rows */
+                        TILE(TL_OP_REDUCE_BITOR, FULL(U), FULL(W), I32(0), I32(1))))); /* uint8 columns */
+  int32_t s[RR * RC], a[RR], o[RC], o0[RC];
+  uint8_t u[RR * RC], v[RR], w[RC];
+  uint64_t rng = 23;
+  /* Few bits vary, so that neither fold is trivially 0 or all ones (bits: 16
+   * random ones, from test_uniform's [-1, 1) moved to [0, 65536)). */
+#define RAND16() ((uint32_t)((test_uniform(&rng) + 1.0) * 32768.0))
+  for (int k = 0; k < RR * RC; k++) s[k] = (int32_t)(0x7f0f00f0u | RAND16() << 4);
+  for (int k = 0; k < RR * RC; k++) u[k] = (uint8_t)(0xa0 | (RAND16() & 3));
+  for (int k = 0; k < RC; k++) o[k] = o0[k] = (int32_t)(RAND16() << 12);
+#undef RAND16
+  host_tensor h[6];
+  tl_value args[] = {ht_wrap(&h[0], TL_DT_INT32, s, 2, RR, RC), ht_wrap(&h[1], TL_DT_INT32, a, 1, RR, 0),
+                     ht_wrap(&h[2], TL_DT_INT32, o, 1, RC, 0), ht_wrap(&h[3], TL_DT_UINT8, u, 2, RR, RC),
+                     ht_wrap(&h[4], TL_DT_UINT8, v, 1, RR, 0), ht_wrap(&h[5], TL_DT_UINT8, w, 1, RC, 0)};
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  TL_ASSERT_OK(tl_ir_interpret(m, "x", args, 6));
+  for (int r = 0; r < RR; r++) {
+    uint32_t want = 0xffffffffu;
+    uint8_t want8 = 0xff;
+    for (int c = 0; c < RC; c++) want &= (uint32_t)s[r * RC + c], want8 &= u[r * RC + c];
+    assert_int_equal((uint32_t)a[r], want);
+    assert_int_equal(v[r], want8);
+  }
+  for (int c = 0; c < RC; c++) {
+    uint32_t want = (uint32_t)o0[c];
+    uint8_t want8 = 0;
+    for (int r = 0; r < RR; r++) want |= (uint32_t)s[r * RC + c], want8 |= u[r * RC + c];
+    assert_int_equal((uint32_t)o[c], want);
+    assert_int_equal(w[c], want8);
+  }
+  tl_ir_module_free(m);
+}
+
 /* ------------------------------------------------------------------ cumsum */
 
 static void test_cumsum(void **state) {
@@ -424,6 +474,61 @@ static void test_cumsum(void **state) {
     for (int r = 0; r < R; r++) {
       acc += s[r * C + c];
       assert_true(d0[r * C + c] == acc);
+    }
+  }
+  tl_ir_module_free(m);
+}
+
+/* T.cummax against a plain C running maximum: float rows forward and reverse,
+ * int16 columns (from the type's lowest value), in place on a shared copy. */
+static void test_cummax(void **state) {
+  (void)state;
+  enum { R = 3, C = 7 };
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_buffer *S = buf2(m, "S", F32, I32(R), I32(C), GLOBAL), *F = buf2(m, "F", F32, I32(R), I32(C), GLOBAL),
+               *B = buf2(m, "B", F32, I32(R), I32(C), GLOBAL), *IP = buf2(m, "IP", F32, I32(R), I32(C), GLOBAL),
+               *I = buf2(m, "I", TL_DT_INT16, I32(R), I32(C), GLOBAL), *D0 = buf2(m, "D0", TL_DT_INT16, I32(R), I32(C), GLOBAL);
+  tl_ir_buffer *Ss = buf2(m, "S_s", F32, I32(R), I32(C), SHARED);
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32);
+  make_func(m, "cm", (tl_ir_buffer *[]){S, F, B, IP, I, D0}, 6,
+            kernel2(m, I32(1), NULL, bx, NULL,
+                    SEQ(tl_ir_alloc(m, Ss), TILE(TL_OP_CUMMAX, FULL(S), FULL(F), I32(1), I32(0)),
+                        TILE(TL_OP_CUMMAX, FULL(S), FULL(B), I32(1), I32(1)),
+                        TILE(TL_OP_CUMMAX, FULL(I), FULL(D0), I32(0), I32(0)),
+                        /* in place on a shared copy */
+                        TILE(TL_OP_COPY, FULL(S), FULL(Ss)), TILE(TL_OP_CUMMAX, FULL(Ss), FULL(Ss), I32(1), I32(1)),
+                        TILE(TL_OP_COPY, FULL(Ss), FULL(IP)))));
+  float s[R * C], f[R * C], b[R * C], ip[R * C];
+  int16_t in[R * C], d0[R * C];
+  uint64_t rng = 5;
+  for (int k = 0; k < R * C; k++) s[k] = (float)test_uniform(&rng);
+  for (int k = 0; k < R * C; k++) in[k] = (int16_t)(test_uniform(&rng) * 32768.0);
+  in[0] = INT16_MIN; /* the identity itself */
+  host_tensor h[6];
+  tl_value args[] = {ht_wrap(&h[0], F32, s, 2, R, C), ht_wrap(&h[1], F32, f, 2, R, C), ht_wrap(&h[2], F32, b, 2, R, C),
+                     ht_wrap(&h[3], F32, ip, 2, R, C), ht_wrap(&h[4], TL_DT_INT16, in, 2, R, C),
+                     ht_wrap(&h[5], TL_DT_INT16, d0, 2, R, C)};
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  TL_ASSERT_OK(tl_ir_interpret(m, "cm", args, 6));
+  for (int r = 0; r < R; r++) {
+    float acc = -INFINITY;
+    for (int c = 0; c < C; c++) {
+      acc = fmaxf(acc, s[r * C + c]);
+      assert_true(f[r * C + c] == acc);
+    }
+    acc = -INFINITY;
+    for (int c = C - 1; c >= 0; c--) {
+      acc = fmaxf(acc, s[r * C + c]);
+      assert_true(b[r * C + c] == acc);
+      assert_true(ip[r * C + c] == acc);
+    }
+  }
+  for (int c = 0; c < C; c++) {
+    int acc = INT16_MIN;
+    for (int r = 0; r < R; r++) {
+      acc = in[r * C + c] > acc ? in[r * C + c] : acc;
+      assert_int_equal(d0[r * C + c], acc);
     }
   }
   tl_ir_module_free(m);
@@ -554,7 +659,9 @@ int main(void) {
       cmocka_unit_test(test_reductions),
       cmocka_unit_test(test_reduce_int_and_errors),
       cmocka_unit_test(test_reduce_bitxor),
+      cmocka_unit_test(test_reduce_bitand_bitor),
       cmocka_unit_test(test_cumsum),
+      cmocka_unit_test(test_cummax),
       cmocka_unit_test(test_fill_clear_atomic),
       cmocka_unit_test(test_copy_converts_and_checks_shared),
       cmocka_unit_test(test_oom_sweep),

@@ -489,6 +489,9 @@ static void test_copy_shapes(void **state) {
              "t.py:18:2: T.cumsum: dim 2 is out of range for the 2-dimensional region of buffer 'A'");
   expect_err(kernel(seq2(al, call(TL_OP_CUMSUM, 4, cum, full(s), i32(0), i32(3)))),
              "t.py:18:2: T.cumsum: argument 'reverse' must be 0 or 1, not 3");
+  expect_ok(kernel(seq2(al, call(TL_OP_CUMMAX, 4, cum, full(s), i32(0), i32(1)))));
+  expect_err(kernel(seq2(al, call(TL_OP_CUMMAX, 4, cum, full(s), i32(2), i32(0)))),
+             "t.py:18:2: T.cummax: dim 2 is out of range for the 2-dimensional region of buffer 'A'");
 #undef seq2
 }
 
@@ -547,6 +550,13 @@ static void test_reduce_shapes(void **state) {
   expect_ok(kernel(allocs_then(ibufs, 2, call(TL_OP_REDUCE_BITXOR, 4, full(isrc), full(irow), i32(1), i32(1)))));
   expect_err(kernel(allocs_then(ibufs, 2, call(TL_OP_REDUCE_BITXOR, 4, full(isrc), full(irow), i32(0), i32(1)))),
              "t.py:20:4: T.reduce_bitxor: region of buffer 'xor' has shape [64], which cannot hold the reduction of [64, 32] over dim 0");
+  expect_err(RED(TL_OP_REDUCE_BITAND, row, 1),
+             "t.py:20:4: T.reduce_bitand: buffer 'acc' holds float32; a bitwise reduction needs integers");
+  expect_err(RED(TL_OP_REDUCE_BITOR, row, 1),
+             "t.py:20:4: T.reduce_bitor: buffer 'acc' holds float32; a bitwise reduction needs integers");
+  expect_ok(kernel(allocs_then(ibufs, 2, call(TL_OP_REDUCE_BITAND, 4, full(isrc), full(irow), i32(1), i32(0)))));
+  expect_err(kernel(allocs_then(ibufs, 2, call(TL_OP_REDUCE_BITOR, 4, full(isrc), full(irow), i32(0), i32(1)))),
+             "t.py:20:4: T.reduce_bitor: region of buffer 'xor' has shape [64], which cannot hold the reduction of [64, 32] over dim 0");
 #undef RED
 }
 

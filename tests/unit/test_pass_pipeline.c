@@ -12,6 +12,7 @@
 #include "base/alloc.h"
 #include "base/str.h"
 #include "ir_fixtures.h"
+#include "more_ops_src.h"
 #include "pass_test.h"
 #include "transform/kernel_table.h"
 
@@ -194,6 +195,10 @@ static const src_case k_cases[] = {
      "        T.copy(b, C)\n",
      {{0}},
      0},
+    {"T.cummax: fragments (int16 into int32, both directions, in place), shared lines", "cm",
+     CUMMAX_SRC,
+     {{0}},
+     0},
     {"atomic adds: scalar and region, global and fragment", "a",
      "import tilelang.language as T\n"
      "@T.prim_func\n"
@@ -265,6 +270,14 @@ static const src_case k_cases[] = {
      1},
     {"T.reduce_bitxor on one row", "x",
      BITXOR_SRC,
+     {{"N", 1}},
+     1},
+    {"T.reduce_bitand/bitor: rows into a fragment combined with its old values, columns of a shared buffer", "x",
+     BITANDOR_SRC,
+     {{"N", 13}},
+     1},
+    {"T.reduce_bitand/bitor on one row", "x",
+     BITANDOR_SRC,
      {{"N", 1}},
      1},
 };

@@ -133,6 +133,12 @@ static const tl_c_math k_math[] = {
   {"T.sin", "sin(%0)", "sin(%0)", NULL},
   {"T.cos", "cos(%0)", "cos(%0)", NULL},
   {"T.abs", "fabs(%0)", "fabs(%0)", NULL},
+  {"T.erf", "erf(%0)", "erf(%0)", NULL},
+  {"T.log10", "log10(%0)", "log10(%0)", NULL},
+  {"T.log1p", "log1p(%0)", "log1p(%0)", NULL},
+  {"T.expm1", "expm1(%0)", "expm1(%0)", NULL},
+  {"T.tan", "tan(%0)", "tan(%0)", NULL},
+  {"T.fmod", "fmod(%0, %1)", "fmod(%0, %1)", NULL},
   {NULL, NULL, NULL, NULL},
 };
 

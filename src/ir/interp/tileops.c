@@ -376,6 +376,10 @@ static tl__ival fold_identity(tl_ir_op op, tl_dtype t) {
   tl__ival v = zero_of(t);
   tl__identity_kind id = tl__tile_op(op)->fold.identity;
   if (id == TL__IDENTITY_ZERO) return v;
+  if (id == TL__IDENTITY_ALL_ONES) {
+    v.i = tl__iv_wrap(t, -1);
+    return v;
+  }
   bool lowest = id == TL__IDENTITY_LOWEST;
   if (tl_dtype_is_float(t)) {
     v.f = lowest ? -INFINITY : INFINITY;
@@ -451,19 +455,23 @@ static tl_status op_reduce(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span sp
   return TL_OK;
 }
 
-/* ---------------------------------------------------------------- T.cumsum */
+/* ------------------------------------------------------- T.cumsum, T.cummax */
 
+/* T.cumsum and T.cummax: an inclusive scan with the op table's fold. */
 static tl_status op_cumsum(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
+  tl_ir_op op = call->u.call.op;
+  const char *name = tl_ir_op_name(op);
+  tl_ir_binop comb = tl__tile_op(op)->fold.combine;
   region src, dst;
   int64_t dim, reverse;
-  TL__TRY(eval_region(fr, call->u.call.args[0], "T.cumsum", "the source", span, &src));
-  TL__TRY(eval_region(fr, call->u.call.args[1], "T.cumsum", "the destination", span, &dst));
-  TL__TRY(int_arg(fr, call->u.call.args[2], "T.cumsum", "dim", span, &dim));
-  TL__TRY(int_arg(fr, call->u.call.args[3], "T.cumsum", "reverse", span, &reverse));
+  TL__TRY(eval_region(fr, call->u.call.args[0], name, "the source", span, &src));
+  TL__TRY(eval_region(fr, call->u.call.args[1], name, "the destination", span, &dst));
+  TL__TRY(int_arg(fr, call->u.call.args[2], name, "dim", span, &dim));
+  TL__TRY(int_arg(fr, call->u.call.args[3], name, "reverse", span, &reverse));
   if (!same_shape(src.ext, src.ndim, dst.ext, dst.ndim))
-    return shape_mismatch("T.cumsum", "source", src.ext, src.ndim, "destination", dst.ext, dst.ndim, span);
+    return shape_mismatch(name, "source", src.ext, src.ndim, "destination", dst.ext, dst.ndim, span);
   if (src.ndim == 0 || src.count == 0) return TL_OK;
-  TL__TRY(normalize_dim(&dim, src.ndim, "T.cumsum", span));
+  TL__TRY(normalize_dim(&dim, src.ndim, name, span));
   uint32_t d = (uint32_t)dim;
   int64_t len = src.ext[d];
   /* A line is read whole before it is written, so src and dst may be one buffer. */
@@ -486,10 +494,10 @@ static tl_status op_cumsum(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span sp
     /* Row-major position of the line's first element in the source region. */
     int64_t base = 0;
     for (uint32_t i = 0; i < src.ndim; i++) base = base * src.ext[i] + (i == d ? 0 : sidx[i] - src.mins[i]);
-    tl__ival acc = zero_of(dst.dt);
+    tl__ival acc = fold_identity(op, dst.dt);
     for (int64_t step = 0; step < len && st == TL_OK; step++) {
       int64_t k = reverse ? len - 1 - step : step;
-      st = tl__iv_binary(TL_BIN_ADD, dst.dt, acc, line[k], span, &acc);
+      st = tl__iv_binary(comb, dst.dt, acc, line[k], span, &acc);
       if (st != TL_OK) break;
       unravel(dst.mins, dst.ext, dst.ndim, base + k * stride, didx);
       st = write_elem(fr, &dst, didx, span, acc);

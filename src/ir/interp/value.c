@@ -416,6 +416,12 @@ tl_status tl__iv_math(tl_ir_op op, tl_dtype t, const tl__ival *args, uint32_t na
   case TL_OP_SIN: r = sin(x); break;
   case TL_OP_COS: r = cos(x); break;
   case TL_OP_ABS: r = fabs(x); break;
+  case TL_OP_ERF: r = erf(x); break;
+  case TL_OP_LOG10: r = log10(x); break;
+  case TL_OP_LOG1P: r = log1p(x); break;
+  case TL_OP_EXPM1: r = expm1(x); break;
+  case TL_OP_TAN: r = tan(x); break;
+  case TL_OP_FMOD: r = fmod(x, args[1].f); break;
   default:
     return tl__interp_error(TL_EINVAL, span, "%s is not defined for %s", tl_ir_op_name(op),
                             tl__interp_dtype_name(t, nb));

@@ -68,6 +68,7 @@ typedef enum tl__builtin {
   BI_CONST, BI_EMPTY, BI_SYMBOLIC,
   BI_COPY, BI_FILL, BI_CLEAR, BI_GEMM, BI_REDUCE, BI_ATOMIC_ADD, BI_CUMSUM, BI_SYNC_THREADS,
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
+  BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
   BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL,
   BI_HINT,        /* a hint statement: T.use_swizzle, T.annotate_layout, ... (elab_hints.c) */
   BI_FUNC_ATTR,   /* T.func_attr({...}) */
@@ -79,7 +80,7 @@ typedef enum tl__builtin {
 typedef struct tl__builtin_info {
   const char *name; /* as written after "T." (or bare, for Python builtins) */
   tl__builtin id;
-  int op;           /* tl_ir_op for BI_MATH and tile ops, else -1 */
+  int op;           /* tl_ir_op for BI_MATH and tile ops, the tl__ast_op of BI_OPERATOR, else -1 */
 } tl__builtin_info;
 
 /* The member `name` of tilelang.language (NULL if the subset lacks it). */

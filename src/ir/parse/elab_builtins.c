@@ -46,6 +46,20 @@ static const tl__builtin_info LANG[] = {
   {"Layout", BI_LAYOUT, -1},
   {"Fragment", BI_LAYOUT, -1},
   {"dtype", BI_DTYPE_OF, -1},
+  /* tvm.tir's operators by name: what the Python operator of the same meaning does */
+  {"floordiv", BI_OPERATOR, AOP_FLOORDIV},
+  {"floormod", BI_OPERATOR, AOP_MOD},
+  {"shift_left", BI_OPERATOR, AOP_LSHIFT},
+  {"shift_right", BI_OPERATOR, AOP_RSHIFT},
+  {"bitwise_and", BI_OPERATOR, AOP_BITAND},
+  {"bitwise_or", BI_OPERATOR, AOP_BITOR},
+  {"bitwise_xor", BI_OPERATOR, AOP_BITXOR},
+  {"bitwise_not", BI_BITWISE_NOT, -1},
+  {"truncmod", BI_TRUNCMOD, -1},
+  {"Select", BI_SELECT, -1},
+  {"clamp", BI_CLAMP, -1},
+  {"max_value", BI_MAX_VALUE, -1},
+  {"min_value", BI_MIN_VALUE, -1},
 };
 
 /* The operations' members (T.copy, T.exp, ...), from the op table: its NAME

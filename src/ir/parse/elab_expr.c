@@ -1,5 +1,6 @@
 /* Elaboration of expressions: names, attributes of modules and buffers, calls of
  * T.* expression builtins and Python builtins, buffer loads, operators. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/str.h"
 #include "elab.h"
+#include "ir/op_table.h"
 
 /* The dotted spelling of a name or attribute chain ("T.copy"), for messages. */
 static const char *dotted(tl__elab *E, const tl__ast_expr *e) {
@@ -127,7 +129,7 @@ static tl_ir_expr *math_arg(tl__elab *E, const tl__val *v, const tl__ast_expr *a
 
 static tl__val *call_math(tl__elab *E, const tl__ast_expr *e, const tl__val *fn) {
   tl_ir_op op = (tl_ir_op)fn->u.bi.op;
-  uint32_t want = op == TL_OP_POW ? 2 : op == TL_OP_FMA ? 3 : 1;
+  uint32_t want = (uint32_t)tl__value_op_arity(op);
   if (e->u.call.nkw || e->u.call.nargs != want) {
     tl__elab_error(E, POS(e), "%s takes %u argument%s", fn->u.bi.name, want, want == 1 ? "" : "s");
     return NULL;
@@ -323,6 +325,32 @@ static tl__val *call_dtype(tl__elab *E, const tl__ast_expr *e, tl_dtype dt) {
   return tl__val_expr(E, tl_ir_cast(E->mod, dt, x));
 }
 
+/* T.max(x, y) / T.min(x, y) of two numeric values. */
+static tl__val *min_max(tl__elab *E, const tl__ast_expr *e, const char *n, bool is_max, tl__val *x, tl__val *y) {
+  tl_ir_expr *ex, *ey;
+  if (!two_operands(E, e, x, y, &ex, &ey)) return NULL;
+  if (tl_dtype_is_bool(ex->dtype)) {
+    tl__elab_error(E, POS(e), "%s needs numeric arguments", n);
+    return NULL;
+  }
+  tl__elab_at(E, POS(e));
+  return tl__val_expr(E, tl_ir_binary(E->mod, is_max ? TL_BIN_MAX : TL_BIN_MIN, ex, ey));
+}
+
+/* T.max_value(dt) / T.min_value(dt): the largest / lowest finite value of dt. */
+static tl_ir_expr *dtype_limit(tl__elab *E, tl_dtype dt, bool is_max) {
+  if (tl_dtype_is_float(dt)) {
+    double m = dt.code == TL_DTYPE_BFLOAT ? 0x1.fep127 : dt.bits == 16 ? 65504.0 : dt.bits == 32 ? 0x1.fffffep127 : DBL_MAX;
+    return tl_ir_float(E->mod, dt, is_max ? m : -m);
+  }
+  if (dt.code == TL_DTYPE_UINT) {
+    /* uint64's highest value is held as -1 (all ones), as the IR's constants are int64 */
+    return tl_ir_int(E->mod, dt, !is_max ? 0 : dt.bits >= 64 ? -1 : (int64_t)((1ull << dt.bits) - 1));
+  }
+  int64_t hi = dt.bits >= 64 ? INT64_MAX : (int64_t)((1ull << (dt.bits - 1)) - 1); /* int */
+  return tl_ir_int(E->mod, dt, is_max ? hi : -hi - 1);
+}
+
 static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *fn) {
   tl__pos at = POS(e);
   const char *n = fn->u.bi.name;
@@ -330,21 +358,96 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
   switch ((tl__builtin)fn->u.bi.id) {
     case BI_MATH: return call_math(E, e, fn);
     case BI_MAX: case BI_MIN: {
+      /* T.max(a, b, c, ...) folds from the left, as tvm.tir.max does. */
+      if (!e->u.call.nkw && e->u.call.nargs > 2) {
+        tl__val *acc = eval_arg(E, e->u.call.args[0]);
+        for (uint32_t i = 1; acc && i < e->u.call.nargs; i++) {
+          tl__val *y = eval_arg(E, e->u.call.args[i]);
+          acc = y ? min_max(E, e, n, fn->u.bi.id == BI_MAX, acc, y) : NULL;
+        }
+        return acc;
+      }
       static const char *const names[] = {"a", "b"};
       if (!tl__call_args(E, e, n, names, 2, 2, a)) return NULL;
       tl__val *x = eval_arg(E, a[0]), *y = x ? eval_arg(E, a[1]) : NULL;
-      tl_ir_expr *ex, *ey;
-      if (!y || !two_operands(E, e, x, y, &ex, &ey)) return NULL;
-      if (tl_dtype_is_bool(ex->dtype)) {
-        tl__elab_error(E, at, "%s needs numeric arguments", n);
+      return y ? min_max(E, e, n, fn->u.bi.id == BI_MAX, x, y) : NULL;
+    }
+    case BI_CLAMP: { /* upstream's T.clamp: T.max with min_val, then T.min with max_val */
+      static const char *const names[] = {"dst", "min_val", "max_val"};
+      if (!tl__call_args(E, e, n, names, 3, 1, a)) return NULL;
+      tl__val *x = eval_arg(E, a[0]);
+      for (int i = 1; x && i < 3; i++) {
+        if (!a[i]) continue;
+        tl__val *bound = eval_arg(E, a[i]);
+        x = bound ? min_max(E, e, n, i == 1, x, bound) : NULL;
+      }
+      return x;
+    }
+    case BI_OPERATOR: { /* T.floordiv(a, b) is a // b, T.shift_left(a, b) is a << b, ... */
+      static const char *const names[] = {"a", "b"};
+      if (!tl__call_args(E, e, n, names, 2, 2, a)) return NULL;
+      tl__val *x = eval_arg(E, a[0]), *y = x ? eval_arg(E, a[1]) : NULL;
+      return y ? tl__binop(E, e, (tl__ast_op)fn->u.bi.op, x, y) : NULL;
+    }
+    case BI_BITWISE_NOT: {
+      static const char *const names[] = {"a"};
+      if (!tl__call_args(E, e, n, names, 1, 1, a)) return NULL;
+      tl__val *x = eval_arg(E, a[0]);
+      if (!x) return NULL;
+      if (tl__val_is_py(x)) return tl__py_unop(E, at, AOP_INVERT, x);
+      tl_ir_expr *ex = tl__to_ir(E, x, POS(a[0]), NULL);
+      if (!ex) return NULL;
+      if (!tl_dtype_is_int(ex->dtype)) {
+        char b[32];
+        tl__elab_error(E, POS(a[0]), "%s needs an integer argument, got %s", n, tl_dtype_name(ex->dtype, b, sizeof b));
         return NULL;
       }
       tl__elab_at(E, at);
-      return tl__val_expr(E, tl_ir_binary(E->mod, fn->u.bi.id == BI_MAX ? TL_BIN_MAX : TL_BIN_MIN, ex, ey));
+      return tl__val_expr(E, tl_ir_unary(E->mod, TL_UN_BITNOT, ex));
     }
-    case BI_IF_THEN_ELSE: {
-      static const char *const names[] = {"cond", "true_value", "false_value"};
-      if (!tl__call_args(E, e, n, names, 3, 3, a)) return NULL;
+    case BI_TRUNCMOD: { /* C's %: a - T.truncdiv(a, b) * b, the sign of a */
+      static const char *const names[] = {"a", "b"};
+      if (!tl__call_args(E, e, n, names, 2, 2, a)) return NULL;
+      tl__val *x = eval_arg(E, a[0]), *y = x ? eval_arg(E, a[1]) : NULL;
+      if (!y) return NULL;
+      if ((x->kind == V_INT || x->kind == V_BOOL) && (y->kind == V_INT || y->kind == V_BOOL)) {
+        int64_t p, q;
+        tl__as_int(E, x, at, n, &p);
+        tl__as_int(E, y, at, n, &q);
+        if (q == 0) {
+          tl__elab_error(E, at, "division by zero in %s", n);
+          return NULL;
+        }
+        return tl__val_int(E, q == -1 ? 0 : p % q);
+      }
+      tl_ir_expr *ex, *ey;
+      if (!two_operands(E, e, x, y, &ex, &ey)) return NULL;
+      if (!tl_dtype_is_int(ex->dtype)) {
+        tl__elab_error(E, at, "%s needs integer arguments", n);
+        return NULL;
+      }
+      tl__elab_at(E, at);
+      tl_ir_expr *q = tl_ir_binary(E->mod, TL_BIN_DIV, ex, ey);
+      return tl__val_expr(E, tl_ir_binary(E->mod, TL_BIN_SUB, ex, tl_ir_binary(E->mod, TL_BIN_MUL, q, ey)));
+    }
+    case BI_MAX_VALUE: case BI_MIN_VALUE: {
+      static const char *const names[] = {"dtype"};
+      if (!tl__call_args(E, e, n, names, 1, 1, a)) return NULL;
+      tl__val *dv = eval_arg(E, a[0]);
+      tl_dtype dt;
+      if (!dv || !tl__as_dtype(E, dv, POS(a[0]), &dt)) return NULL;
+      if (!tl_dtype_is_float(dt) && dt.code != TL_DTYPE_INT && dt.code != TL_DTYPE_UINT) {
+        char b[32];
+        tl__elab_error(E, POS(a[0]), "%s needs a numeric dtype, got %s", n, tl_dtype_name(dt, b, sizeof b));
+        return NULL;
+      }
+      tl__elab_at(E, at);
+      return tl__val_expr(E, dtype_limit(E, dt, fn->u.bi.id == BI_MAX_VALUE));
+    }
+    case BI_IF_THEN_ELSE: case BI_SELECT: {
+      static const char *const ite_names[] = {"cond", "true_value", "false_value"};
+      static const char *const sel_names[] = {"condition", "true_value", "false_value"};
+      if (!tl__call_args(E, e, n, fn->u.bi.id == BI_SELECT ? sel_names : ite_names, 3, 3, a)) return NULL;
       tl__val *c = eval_arg(E, a[0]);
       if (!c) return NULL;
       tl_ir_expr *ec = tl__to_cond(E, c, POS(a[0]));

@@ -331,7 +331,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       } else {
         r1 = r0; /* in place */
         if (r1.form == TL_REGION_POINT) {
-          tl__elab_error(E, r0.at, "T.cumsum in place needs a whole buffer or a slice");
+          tl__elab_error(E, r0.at, "%s in place needs a whole buffer or a slice", opname);
           return NULL;
         }
       }

@@ -1,4 +1,4 @@
-/* T.cumsum on GPU targets, simple and exact: each line (the elements along `dim`
+/* T.cumsum and T.cummax on GPU targets, simple and exact: each line (the elements along `dim`
  * for one index of the other dimensions) is scanned by one thread in index
  * order, as lower_tile_ops scans it, so results match the interpreter bit for
  * bit.
@@ -43,7 +43,7 @@ tl_status tl__gpu_lower_cumsum(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stm
   int64_t dim = -1;
   tl__is_const_int(sc->u.call.args[2], &dim);
   if (src->kind != TL_EXPR_REGION || dst->kind != TL_EXPR_REGION || dim < 0 || dim >= (int64_t)src->u.region.ndim)
-    return tl__pass_error(TL_EINVAL, call->span, "T.cumsum: malformed arguments");
+    return tl__pass_error(TL_EINVAL, call->span, "%s: malformed arguments", tl_ir_op_name(call->u.call.op));
   if (per_thread(dst->u.region.buffer)) return tl__lower_tile_op_serial(mod, sc, out);
   uint32_t nd = src->u.region.ndim;
   bool same = dst->u.region.ndim == nd && nd <= TL__GPU_MAX_RANK;
@@ -77,7 +77,7 @@ tl_status tl__gpu_lower_cumsum(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stm
   }
   tl_ir_expr *args[4] = {line_region(mod, src, (uint32_t)dim, idx), line_region(mod, dst, (uint32_t)dim, idx),
                          sc->u.call.args[2], sc->u.call.args[3]};
-  tl_ir_expr *lcall = args[0] && args[1] ? tl_ir_call(mod, TL_OP_CUMSUM, TL_DT_HANDLE, 4, args) : NULL;
+  tl_ir_expr *lcall = args[0] && args[1] ? tl_ir_call(mod, call->u.call.op, TL_DT_HANDLE, 4, args) : NULL;
   TL__TRY(tl__built(mod, lcall));
   tl_ir_stmt *scan;
   TL__TRY(tl__lower_tile_op_serial(mod, lcall, &scan));

@@ -1,0 +1,105 @@
+/* Kernels in upstream's style for the operations added with the op table's
+ * later rows, shared by the tests that run them on every path: the lowering
+ * tests (c and GPU pipelines against the interpreter, the SIMT interpreter's race
+ * detection), the CPU backend's runners, and the CUDA cases (NVRTC for sm_90a;
+ * the GPU machine against the interpreter). Plain data. */
+#ifndef TL_MORE_OPS_SRC_H
+#define TL_MORE_OPS_SRC_H
+
+/* One kernel that uses tvm.tir's operators by name and the math intrinsics added
+ * with them (T.floordiv ... T.fmod), shared by the interpreter's test against
+ * plain C (test_interp_tir_ops), the CPU backend and the GPU lowering (both
+ * against the interpreter on random inputs). Divisors are made 1..15 and shifted
+ * values non-negative inside the kernel, so that random inputs never divide by
+ * zero or shift a negative value left. */
+#define TIR_OPS_INT_COLS 12
+#define TIR_OPS_FLOAT_COLS 9
+
+#define TIR_OPS_SRC \
+  "import tilelang.language as T\n" \
+  "N = T.symbolic(\"N\")\n" \
+  "@T.prim_func\n" \
+  "def ops(I: T.Tensor((N,), \"int32\"), J: T.Tensor((N,), \"int32\"), X: T.Tensor((N,), \"float32\"),\n" \
+  "        Y: T.Tensor((N,), \"float32\"), O: T.Tensor((N, 12), \"int32\"), F: T.Tensor((N, 9), \"float32\")):\n" \
+  "    with T.Kernel(T.ceildiv(N, 32), threads=32) as bx:\n" \
+  "        for t in T.Parallel(32):\n" \
+  "            i = bx * 32 + t\n" \
+  "            if i < N:\n" \
+  "                d = T.bitwise_or(T.bitwise_and(J[i], 15), 1)\n" \
+  "                O[i, 0] = T.floordiv(I[i], -d)\n" \
+  "                O[i, 1] = T.floormod(I[i], -d)\n" \
+  "                O[i, 2] = T.truncdiv(I[i], -d)\n" \
+  "                O[i, 3] = T.truncmod(I[i], -d)\n" \
+  "                O[i, 4] = T.shift_left(T.bitwise_and(I[i], 0xffff), T.bitwise_and(J[i], 7))\n" \
+  "                O[i, 5] = T.shift_right(I[i], T.bitwise_and(J[i], 7))\n" \
+  "                O[i, 6] = T.bitwise_or(I[i], J[i])\n" \
+  "                O[i, 7] = T.bitwise_xor(I[i], J[i])\n" \
+  "                O[i, 8] = T.bitwise_not(I[i])\n" \
+  "                O[i, 9] = T.max(I[i], J[i], -7)\n" \
+  "                O[i, 10] = T.min(I[i], J[i], 7)\n" \
+  "                O[i, 11] = T.clamp(I[i], -50, 50)\n" \
+  "                F[i, 0] = T.erf(X[i])\n" \
+  "                F[i, 1] = T.log10(T.abs(X[i]) + 1.0)\n" \
+  "                F[i, 2] = T.log1p(T.abs(Y[i]))\n" \
+  "                F[i, 3] = T.expm1(T.clamp(X[i], min_val=-4.0, max_val=4.0))\n" \
+  "                F[i, 4] = T.tan(T.clamp(X[i], -1.0, 1.0))\n" \
+  "                F[i, 5] = T.fmod(X[i], T.abs(Y[i]) + 0.5)\n" \
+  "                F[i, 6] = T.Select(X[i] > Y[i], X[i], Y[i] * 2.0)\n" \
+  "                F[i, 7] = T.clamp(X[i], max_val=0.25)\n" \
+  "                F[i, 8] = T.max(X[i], Y[i], T.min_value(\"float32\"))\n"
+
+/* A T.cummax kernel in upstream's style, shared by the lowering tests (c and
+ * GPU pipelines against the interpreter) and the CPU backend's runs: fragments
+ * (int16 into int32, both directions, in place), shared memory with its lines
+ * spread over the threads, and from one shared buffer into another. */
+#define CUMMAX_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def cm(A: T.Tensor((6, 9), \"int16\"), B: T.Tensor((6, 9), \"int32\"), C: T.Tensor((6, 9), \"int32\"),\n" \
+  "       X: T.Tensor((10, 7), \"float32\"), Y: T.Tensor((10, 7), \"float32\"), Z: T.Tensor((10, 7), \"float32\")):\n" \
+  "    with T.Kernel(1, threads=4) as bx:\n" \
+  "        a = T.alloc_fragment((6, 9), \"int16\")\n" \
+  "        b = T.alloc_fragment((6, 9), \"int32\")\n" \
+  "        s = T.alloc_shared((10, 7), \"float32\")\n" \
+  "        t = T.alloc_shared((10, 7), \"float32\")\n" \
+  "        T.copy(A, a)\n" \
+  "        T.cummax(a, b, dim=1)\n" \
+  "        T.copy(b, B)\n" \
+  "        T.cummax(a, b, dim=0, reverse=True)\n" \
+  "        T.cummax(b, dim=1, reverse=True)\n" \
+  "        T.copy(b, C)\n" \
+  "        T.copy(X, s)\n" \
+  "        T.cummax(s, t, dim=0)\n" \
+  "        T.cummax(s, dim=1, reverse=True)\n" \
+  "        T.copy(s, Y)\n" \
+  "        T.copy(t, Z)\n"
+
+/* T.reduce_bitand / T.reduce_bitor: rows of a fragment (and-folded into its
+ * old values), columns of a shared buffer, the last block partly past the end
+ * (T.copy pads with zeros). Three columns, so that random inputs leave bits set. */
+#define BITANDOR_SRC \
+  "import tilelang.language as T\n" \
+  "N = T.symbolic(\"N\")\n" \
+  "@T.prim_func\n" \
+  "def x(E: T.Tensor((N, 3), \"int32\"), F: T.Tensor((N,), \"int32\"), G: T.Tensor((N,), \"int32\"),\n" \
+  "      B: T.Tensor((N, 12), \"uint8\"), C: T.Tensor((N, 12), \"uint8\"), D: T.Tensor((N, 12), \"uint8\")):\n" \
+  "    with T.Kernel(T.ceildiv(N, 8), threads=32) as bx:\n" \
+  "        e = T.alloc_fragment((8, 3), \"int32\")\n" \
+  "        f = T.alloc_fragment((8,), \"int32\")\n" \
+  "        g = T.alloc_fragment((8,), \"int32\")\n" \
+  "        b = T.alloc_shared((2, 12), \"uint8\")\n" \
+  "        c = T.alloc_fragment((12,), \"uint8\")\n" \
+  "        d = T.alloc_fragment((12,), \"uint8\")\n" \
+  "        T.copy(E[bx * 8, 0], e)\n" \
+  "        T.copy(F[bx * 8], f)\n" \
+  "        T.reduce_bitand(e, f, dim=1, clear=False)\n" \
+  "        T.reduce_bitor(e, g)\n" \
+  "        T.copy(f, F[bx * 8])\n" \
+  "        T.copy(g, G[bx * 8])\n" \
+  "        T.copy(B[bx * 2, 0], b)\n" \
+  "        T.reduce_bitand(b, c, dim=0)\n" \
+  "        T.reduce_bitor(b, d, dim=0)\n" \
+  "        T.copy(c, C[bx, 0])\n" \
+  "        T.copy(d, D[bx, 0])\n"
+
+#endif
