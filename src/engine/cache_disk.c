@@ -52,6 +52,11 @@ static void close_fd(int *fd) {
   *fd = -1;
 }
 
+void tl__disk_ns_init(tl__disk_ns *ns) {
+  memset(ns, 0, sizeof *ns);
+  ns->root_fd = ns->dir_fd = ns->kernels_fd = ns->staging_fd = -1;
+}
+
 void tl__disk_ns_free(tl__disk_ns *ns) {
   if (!ns) return;
   tl__free(ns->root);
@@ -62,8 +67,7 @@ void tl__disk_ns_free(tl__disk_ns *ns) {
   close_fd(&ns->dir_fd);
   close_fd(&ns->kernels_fd);
   close_fd(&ns->staging_fd);
-  memset(ns, 0, sizeof *ns);
-  ns->root_fd = ns->dir_fd = ns->kernels_fd = ns->staging_fd = -1;
+  tl__disk_ns_init(ns);
 }
 
 /* Namespaces whose staging area this process has already swept (a small ring:
@@ -160,8 +164,7 @@ static tl_status open_chain(tl__disk_ns *ns, const char *plat, const char *ver) 
 }
 
 tl_status tl__disk_ns_open(const char *root, tl__disk_ns *out) {
-  memset(out, 0, sizeof *out);
-  out->root_fd = out->dir_fd = out->kernels_fd = out->staging_fd = -1;
+  tl__disk_ns_init(out);
   char *plat = platform_dir(), *ver = NULL;
   tl_status s = plat ? TL_OK : tl__oom();
   if (s == TL_OK) s = root && *root ? ((out->root = tl__strdup(root)) ? TL_OK : tl__oom()) : tl__env_cache_root(&out->root);

@@ -46,6 +46,9 @@ typedef struct tl__disk_ns {
  * privately (tl__disk_warn_once). A namespace that exists but cannot be written
  * opens with `writable` false. TL_ENOMEM. Also removes staging directories older
  * than an hour, once per namespace and process. */
+/* An empty namespace: no strings, every descriptor -1 (so that freeing it closes
+ * nothing; a zeroed one would close descriptor 0, another thread's file). */
+void tl__disk_ns_init(tl__disk_ns *ns);
 tl_status tl__disk_ns_open(const char *root, tl__disk_ns *out);
 void tl__disk_ns_free(tl__disk_ns *ns);
 

@@ -275,6 +275,7 @@ tl_status tl_compile(const tl_ir_module *mod, const char *func_name, const tl_co
   if (!mod || !out) return tl__error(TL_EINVAL, "tl_compile: the module and the output must not be NULL");
   job j;
   memset(&j, 0, sizeof j);
+  tl__disk_ns_init(&j.ns); /* freed on every path, also when never opened (a memory hit) */
   j.mod = mod;
   TL__TRY(tl__compile_options_normalize(opts, &j.opts));
   TL__TRY(tl__engine_pick_func(mod, func_name, &j.func));

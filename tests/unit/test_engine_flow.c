@@ -7,6 +7,9 @@
  * build, load and identity; the caller's context; the module copy restricted to
  * one function; out-of-memory on the hit paths. Real execution is in tests/e2e. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -262,6 +265,35 @@ static void test_miss_memory_disk(void **state) {
   tl_kernel_release(d2);
 }
 
+/* A memory hit never opens the disk namespace; freeing it must close nothing.
+ * (It once closed descriptor 0 four times: another thread's file when stdin was
+ * closed, NVRTC's cuda_fp16.h in CI.) Descriptor 0 is made a file of ours, and
+ * must still be that file after hits. */
+static void test_memory_hit_closes_nothing(void **state) {
+  fixture *fx = *state;
+  int saved = dup(0), null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  assert_true(null_fd >= 0);
+  assert_int_equal(dup2(null_fd, 0), 0);
+  struct stat before, after;
+  assert_int_equal(fstat(0, &before), 0);
+  tl_kernel *k = compile_ok(fx, "first");
+  tl_kernel *h1 = compile_ok(fx, "first"), *h2 = compile_ok(fx, "first");
+  assert_true(tl_kernel_from_cache(h1));
+  bool open_after = fcntl(0, F_GETFD) != -1 && fstat(0, &after) == 0;
+  if (saved >= 0) {
+    dup2(saved, 0);
+    close(saved);
+  } else {
+    close(0);
+  }
+  close(null_fd);
+  assert_true(open_after);
+  assert_true(before.st_dev == after.st_dev && before.st_ino == after.st_ino);
+  tl_kernel_release(k);
+  tl_kernel_release(h1);
+  tl_kernel_release(h2);
+}
+
 static void test_key_parts(void **state) {
   fixture *fx = *state;
   tl_kernel_release(compile_ok(fx, "first"));
@@ -427,6 +459,7 @@ static void test_hit_paths_oom(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_miss_memory_disk, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_memory_hit_closes_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_key_parts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_build_failure, setup, teardown),
       cmocka_unit_test_setup_teardown(test_load_failures, setup, teardown),
