@@ -207,6 +207,17 @@ typedef enum tl_ir_op {
   TL_OP_ERF, TL_OP_LOG10, TL_OP_LOG1P, TL_OP_EXPM1, TL_OP_TAN,
   TL_OP_FMOD, /* T.fmod(a, b): a - trunc(a / b) * b, the sign of a (C's fmod) */
   TL_OP_CUMMAX, /* T.cummax, the arguments of T.cumsum: an inclusive running maximum */
+  /* A tensor-core step (made by the GPU lowering of T.gemm; a statement like the
+   * tile ops): (R d, R a, R b), regions of one element each in local buffers: the
+   * first of this lane's 4 float32 accumulators, of its 8 A elements and of its 4
+   * B elements (float16, or bfloat16 both). Warp-collective, as PTX's
+   * mma.sync.aligned.m16n8k16.row.col.f32: with lane l, g = l / 4, q = l % 4, A
+   * element i is A[g + 8*((i/2)%2), 2q + i%2 + 8*(i/4)] of a 16 x 16 tile, B
+   * element i is B[2q + i%2 + 8*(i/2), g] of a 16 x 8 tile, accumulator i is
+   * D[g + 8*(i/2), 2q + i%2] of the 16 x 8 result; D[r, n] += A[r, k] * B[k, n]
+   * for k ascending, each step rounded to float32 (the tile-level T.gemm's order;
+   * the hardware's rounding differs within a step: GPU runs compare by tolerance). */
+  TL_OP_MMA_M16N8K16,
   TL_OP__COUNT
 } tl_ir_op;
 

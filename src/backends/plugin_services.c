@@ -51,7 +51,8 @@ tl_status tl__plugin_gpu_lower(tl_ir_module *mod, const tl_target *target, const
                       defaults->max_shared_bytes,
                       defaults->static_shared_bytes,
                       defaults->vector_bytes,
-                      defaults->launch_convention};
+                      defaults->launch_convention,
+                      0 /* plugins get no tensor-core lowering (its builtins print only in CUDA) */};
   tl__gpu_params p;
   tl__gpu_params_from_target(target, &d, &p);
   return tl__gpu_lower(mod, target, &p);

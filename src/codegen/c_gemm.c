@@ -57,3 +57,23 @@ void tl__cgen_gemm_strided(tl__cgen *g, const tl_ir_expr *call) {
   tl__cgen_write(g, ", %lld, %lld, %d);\n", (long long)a[10]->u.int_value, (long long)a[11]->u.int_value,
                  a[12]->u.int_value != 0);
 }
+
+void tl__cgen_mma(tl__cgen *g, const tl_ir_expr *call) {
+  tl_ir_expr *const *a = call->u.call.args;
+  if (call->u.call.nargs != 3 || !a || !a[0] || !a[1] || !a[2] || a[0]->kind != TL_EXPR_REGION ||
+      a[1]->kind != TL_EXPR_REGION || a[2]->kind != TL_EXPR_REGION) {
+    tl__cgen_error(g, TL_EINVAL, "T.mma_m16n8k16 takes three one-element regions");
+    return;
+  }
+  tl_dtype t = a[1]->u.region.buffer->dtype;
+  bool bf16 = t.code == TL_DTYPE_BFLOAT;
+  tl__cgen_use_helper(g, bf16 ? "mma_bf16" : "mma_f16", t);
+  tl__sb_indent(g->out, 2 * g->indent);
+  tl__cgen_write(g, "tl_mma_m16n8k16_%s(", bf16 ? "bf16" : "f16");
+  element_address(g, a[0]);
+  tl__cgen_write(g, ", ");
+  element_address(g, a[1]);
+  tl__cgen_write(g, ", ");
+  element_address(g, a[2]);
+  tl__cgen_write(g, ");\n");
+}

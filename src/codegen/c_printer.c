@@ -301,7 +301,10 @@ static bool print_vector_copy(tl__cgen *g, const tl_ir_buffer *db, const tl_ir_e
 static void print_assigned_value(tl__cgen *g, tl_dtype t, const tl_ir_expr *value) {
   const tl__c_half_type *h = tl__cgen_half_type(g, t);
   tl__cgen_write(g, " = ");
-  if (h) {
+  if (h && value->kind == TL_EXPR_LOAD && value->dtype.lanes == 1 && tl_dtype_eq(value->u.load.buffer->dtype, t)) {
+    /* A 16-bit element copied as it is: no widening and narrowing round trip. */
+    tl__cgen_element(g, value->u.load.buffer, value->u.load.n, value->u.load.indices);
+  } else if (h) {
     /* Narrowing rounds to the 16-bit type: the value's own last rounding (of an
      * operation, a call or a conversion) is left out, as it would round twice. */
     tl__cgen_type(g, t);
@@ -604,6 +607,10 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
   }
   if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_GEMM_STRIDED) {
     tl__cgen_gemm_strided(g, e); /* c_gemm.c */
+    return;
+  }
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_MMA_M16N8K16) {
+    tl__cgen_mma(g, e); /* c_gemm.c */
     return;
   }
   if (e->kind == TL_EXPR_CALL && tl_ir_op_is_tile(e->u.call.op)) {

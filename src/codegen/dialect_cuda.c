@@ -101,6 +101,40 @@ static const char k_atomic_f64[] =
   "#endif\n"
   "}\n";
 
+/* mma.sync.m16n8k16 (sm_80 and later): this lane's 4 float32 accumulators, 8 A and
+ * 4 B elements, packed in pairs into the instruction's 32-bit registers (the
+ * lower index in the low half, as the PTX fragment maps place them). A CPU
+ * stand-in (tests' cuda_emu.h) defines the guard and its own warp-wide version. */
+static const char k_mma_f16[] =
+  "$F void tl_mma_m16n8k16_f16(float *d, const __half *a, const __half *b) {\n"
+  "  unsigned int ra[4], rb[2];\n"
+  "#pragma unroll\n"
+  "  for (int i = 0; i < 4; i++)\n"
+  "    ra[i] = (unsigned int)__half_as_ushort(a[2 * i]) | ((unsigned int)__half_as_ushort(a[2 * i + 1]) << 16);\n"
+  "#pragma unroll\n"
+  "  for (int i = 0; i < 2; i++)\n"
+  "    rb[i] = (unsigned int)__half_as_ushort(b[2 * i]) | ((unsigned int)__half_as_ushort(b[2 * i + 1]) << 16);\n"
+  "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, \"\n"
+  "               \"{%8, %9}, {%0, %1, %2, %3};\\n\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+  "               : \"r\"(ra[0]), \"r\"(ra[1]), \"r\"(ra[2]), \"r\"(ra[3]), \"r\"(rb[0]), \"r\"(rb[1]));\n"
+  "}\n";
+
+static const char k_mma_bf16[] =
+  "$F void tl_mma_m16n8k16_bf16(float *d, const __nv_bfloat16 *a, const __nv_bfloat16 *b) {\n"
+  "  unsigned int ra[4], rb[2];\n"
+  "#pragma unroll\n"
+  "  for (int i = 0; i < 4; i++)\n"
+  "    ra[i] = (unsigned int)__bfloat16_as_ushort(a[2 * i]) | ((unsigned int)__bfloat16_as_ushort(a[2 * i + 1]) << 16);\n"
+  "#pragma unroll\n"
+  "  for (int i = 0; i < 2; i++)\n"
+  "    rb[i] = (unsigned int)__bfloat16_as_ushort(b[2 * i]) | ((unsigned int)__bfloat16_as_ushort(b[2 * i + 1]) << 16);\n"
+  "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, \"\n"
+  "               \"{%8, %9}, {%0, %1, %2, %3};\\n\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+  "               : \"r\"(ra[0]), \"r\"(ra[1]), \"r\"(ra[2]), \"r\"(ra[3]), \"r\"(rb[0]), \"r\"(rb[1]));\n"
+  "}\n";
+
 static const tl__c_helper k_helpers[] = {
   {"cuda_fp16", false, NULL, k_fp16},
   {"cuda_bf16", false, NULL, k_bf16},
@@ -113,6 +147,8 @@ static const tl__c_helper k_helpers[] = {
   {"atomic_f16", false, "cuda_fp16", k_atomic_f16},
   {"atomic_bf16", false, "cuda_bf16", k_atomic_bf16},
   {"atomic_f64", false, NULL, k_atomic_f64},
+  {"mma_f16", false, "cuda_fp16", k_mma_f16},
+  {"mma_bf16", false, "cuda_bf16", k_mma_bf16},
   {NULL, false, NULL, NULL},
 };
 

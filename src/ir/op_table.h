@@ -137,7 +137,9 @@
   X(GEMM_STRIDED, "T.gemm_strided", NONE, "RRRNNNNNNNNNI",                                                     \
     ("a", "b", "c", "m", "n", "k", "a_rs", "a_cs", "b_rs", "b_cs", "c_rs", "c_cs", "clear"),                   \
     (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 2, TL__READ_UNLESS(12), TL__NO_FOLD,                              \
-    gemm_strided, gemm_strided, none, none, 0, none)
+    gemm_strided, gemm_strided, none, none, 0, none)                                                          \
+  X(MMA_M16N8K16, "T.mma_m16n8k16", NONE, "RRR", ("d", "a", "b"), (0, 0, 0), 0, TL__READ_ALWAYS, TL__NO_FOLD, \
+    mma, mma, none, none, 0, none)
 /* clang-format on */
 
 /* Where a fold starts. */

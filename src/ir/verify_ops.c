@@ -287,10 +287,10 @@ static tl_status verify_atomic_add_elem(const tl__verify_ctx *c, const tl_ir_exp
   return TL_OK;
 }
 
-/* T.gemm_strided: a, b and c name one element each. */
-static tl_status verify_gemm_strided(const tl__verify_ctx *c, const tl_ir_expr *e) {
+/* The first n region arguments name one element each. */
+static tl_status verify_gemm_strided_regions(const tl__verify_ctx *c, const tl_ir_expr *e, uint32_t n) {
   tl_ir_expr *const *a = e->u.call.args;
-  for (uint32_t r = 0; r < 3; r++)
+  for (uint32_t r = 0; r < n; r++)
     for (uint32_t i = 0; i < a[r]->u.region.ndim; i++) {
       int64_t v;
       if (!const_int(a[r]->u.region.extents[i], &v) || v != 1) {
@@ -299,6 +299,31 @@ static tl_status verify_gemm_strided(const tl__verify_ctx *c, const tl_ir_expr *
                                 tl_ir_op_name(e->u.call.op), a[r]->u.region.buffer->name, shape_text(a[r], s, sizeof s));
       }
     }
+  return TL_OK;
+}
+
+/* T.gemm_strided: a, b and c name one element each. */
+static tl_status verify_gemm_strided(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  return verify_gemm_strided_regions(c, e, 3);
+}
+
+/* T.mma_m16n8k16: d, a and b name one element each of local buffers: float32
+ * accumulators, and float16 (or bfloat16) operands of one dtype. */
+static tl_status verify_mma(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  TL__TRY(verify_gemm_strided_regions(c, e, 3));
+  tl_ir_expr *const *a = e->u.call.args;
+  for (uint32_t r = 0; r < 3; r++) {
+    const tl_ir_buffer *b = a[r]->u.region.buffer;
+    if (b->scope != TL_SCOPE_LOCAL)
+      return tl__verify_error(c, e->span, "%s: buffer '%s' must be local (the lane's registers)", tl_ir_op_name(e->u.call.op),
+                              b->name);
+  }
+  tl_dtype dt = a[0]->u.region.buffer->dtype, at = a[1]->u.region.buffer->dtype, bt = a[2]->u.region.buffer->dtype;
+  bool half = (tl_dtype_eq(at, TL_DT_FLOAT16) || tl_dtype_eq(at, TL_DT_BFLOAT16)) && tl_dtype_eq(at, bt);
+  if (!tl_dtype_eq(dt, TL_DT_FLOAT32) || !half)
+    return tl__verify_error(c, e->span, "%s: d must be float32 and a, b both float16 or both bfloat16 (buffers '%s', '%s', '%s')",
+                            tl_ir_op_name(e->u.call.op), a[0]->u.region.buffer->name, a[1]->u.region.buffer->name,
+                            a[2]->u.region.buffer->name);
   return TL_OK;
 }
 

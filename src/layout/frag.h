@@ -114,6 +114,13 @@ char *tl__frag_print(const tl__frag *L);
  * replication digit of extent `threads`. */
 tl_status tl__frag_replicated(int64_t threads, const int64_t *shape, uint32_t ndim, tl__frag *out);
 
+/* The grid layout of gpu.h's tl__gpu_layout with its parameters given: columns
+ * in blocks of V, rows in blocks of mr, TC threads across (T / TC down); element
+ * (r, c) at thread ((r/mr)%TR)*TC + (c/V)%TC, slot ((rr*RC + rc)*mr + r%mr)*V + c%V.
+ * V = 2, mr = 2, TC = 4 is the accumulator of mma.sync.m16n8k16. */
+tl_status tl__frag_grid(int64_t threads, const int64_t *shape, uint32_t ndim, int64_t V, int64_t mr, int64_t TC,
+                        tl__frag *out);
+
 /* Today's SIMT layout (src/transform/gpu/layout.c, tl__gpu_layout_choose) as
  * data: the buffer viewed as R rows (its leading dims) by C columns (its last
  * dim); V, TC, TR and mr chosen exactly as that chooser does (gpu.h has the

@@ -54,22 +54,12 @@ tl_status tl__frag_replicated(int64_t threads, const int64_t *shape, uint32_t nd
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-tl_status tl__frag_simt(int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes, int64_t vector_bytes,
-                        bool gemm, tl__frag *out) {
+tl_status tl__frag_grid(int64_t T, const int64_t *shape, uint32_t ndim, int64_t V, int64_t mr, int64_t TC,
+                        tl__frag *out) {
   TL__TRY(frag_init(out, shape, ndim, T, 1));
-  /* The chooser of tl__gpu_layout_choose, step by step. */
   int64_t R = 1, C = shape[ndim - 1];
   for (uint32_t d = 0; d + 1 < ndim; d++) R *= shape[d];
-  int64_t vmax = elem_bytes > 0 ? vector_bytes / elem_bytes : 1;
-  int64_t V = 1;
-  for (int64_t v = 1; v <= vmax; v *= 2)
-    if (C % v == 0 && (v == 1 || R * (C / v) >= T)) V = v;
-  int64_t CB = C / V, TC = 1;
-  for (int64_t d = 1; d <= T && d <= CB; d++)
-    if (T % d == 0) TC = d;
-  int64_t TR = T / TC, mr = 1;
-  if (gemm)
-    while (mr * 2 <= 8 && R % (mr * 2 * TR) == 0) mr *= 2;
+  int64_t CB = C / V, TR = T / TC;
   int64_t RR = ceil_div(ceil_div(R, mr), TR), RC = ceil_div(CB, TC);
   /* Rows (the leading dims, one axis) and columns (the last dim):
    *   r = (rr*TR + tr)*mr + mi,  c = (rc*TC + tc)*V + v,
@@ -94,6 +84,24 @@ tl_status tl__frag_simt(int64_t T, const int64_t *shape, uint32_t ndim, int64_t 
   }
   out->slots = RR * RC * mr * V;
   return done(out);
+}
+
+tl_status tl__frag_simt(int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes, int64_t vector_bytes,
+                        bool gemm, tl__frag *out) {
+  /* The chooser of tl__gpu_layout_choose, step by step. */
+  int64_t R = 1, C = shape[ndim - 1];
+  for (uint32_t d = 0; d + 1 < ndim; d++) R *= shape[d];
+  int64_t vmax = elem_bytes > 0 ? vector_bytes / elem_bytes : 1;
+  int64_t V = 1;
+  for (int64_t v = 1; v <= vmax; v *= 2)
+    if (C % v == 0 && (v == 1 || R * (C / v) >= T)) V = v;
+  int64_t CB = C / V, TC = 1;
+  for (int64_t d = 1; d <= T && d <= CB; d++)
+    if (T % d == 0) TC = d;
+  int64_t TR = T / TC, mr = 1;
+  if (gemm)
+    while (mr * 2 <= 8 && R % (mr * 2 * TR) == 0) mr *= 2;
+  return tl__frag_grid(T, shape, ndim, V, mr, TC, out);
 }
 
 /* ----------------------------------------------------------- tensor cores */

@@ -6,6 +6,13 @@
 #include "backends/gpu_pipeline.h"
 #include "tilelang/target.h"
 
+int tl__cuda_arch_cc(const char *arch) {
+  if (!arch || strncmp(arch, "sm_", 3) != 0) return 0;
+  char *end;
+  long cc = strtol(arch + 3, &end, 10);
+  return end == arch + 3 || cc < 0 || cc > 1000 ? 0 : (int)cc;
+}
+
 int64_t tl__cuda_max_shared_bytes(const char *arch) {
   if (!arch || strncmp(arch, "sm_", 3) != 0) return 48 * 1024;
   char *end;
@@ -34,7 +41,8 @@ int64_t tl__cuda_max_shared_bytes(const char *arch) {
 void tl__cuda_gpu_params(const tl_target *target, tl__gpu_params *out) {
   const char *arch = NULL;
   if (target) tl_target_attr_str(target, "arch", &arch);
-  tl__gpu_params d = {32, 1024, tl__cuda_max_shared_bytes(arch), 48 * 1024, 16, "cuda_driver"};
+  tl__gpu_params d = {32, 1024, tl__cuda_max_shared_bytes(arch), 48 * 1024, 16, "cuda_driver", 0};
+  if (tl__cuda_arch_cc(arch) >= 80) d.mma |= TL__GPU_MMA_M16N8K16; /* mma.sync.m16n8k16 f16/bf16 */
   tl__gpu_params_from_target(target, &d, out);
 }
 

@@ -40,7 +40,7 @@
  * variables) and for choosing between sequential and SIMT execution. */
 typedef struct tl__body_scan {
   bool barrier;    /* a TL_STMT_BARRIER */
-  bool shuffle;    /* a TL_OP_WARP_SHFL_XOR */
+  bool shuffle;    /* a TL_OP_WARP_SHFL_XOR or TL_OP_MMA_M16N8K16 (warp-collective) */
   bool shared;     /* an allocation of a shared or shared.dyn buffer */
   bool atomic;     /* T.atomic_add or T.atomic_add_elem */
   bool threads;    /* thread indices are bound or used */
@@ -94,6 +94,11 @@ tl_status tl__simt_barrier(tl__iframe *fr, const tl_ir_stmt *s);
 /* TL_OP_WARP_SHFL_XOR: exchanges with the other lanes of the warp (an error
  * outside SIMT execution). */
 tl_status tl__simt_shfl_xor(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, tl__ival *out);
+/* TL_OP_MMA_M16N8K16 in a SIMT thread: d, a, b are this lane's 4 float32
+ * accumulators, 8 A and 4 B elements of dtype ab (float16 or bfloat16), in its
+ * local memory; every lane of the warp must arrive (ir.h has the fragment maps).
+ * An error outside SIMT execution. */
+tl_status tl__simt_mma(tl__iframe *fr, const tl_ir_expr *e, tl_dtype ab, char *d, const char *a, const char *b);
 /* TL_STMT_ALLOC of a shared or shared.dyn buffer in a SIMT thread: binds the
  * block's instance (made and poisoned by the first thread of the block to get here). */
 tl_status tl__simt_alloc_shared(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span);
@@ -124,6 +129,10 @@ struct tl__simt_thread {
   int state;           /* TL__SIMT_* */
   const void *site;    /* the barrier statement or shuffle expression it waits at */
   tl_ir_span site_span;
+  bool sh_mma;         /* the collective is a TL_OP_MMA_M16N8K16 (else a shuffle): */
+  char *mma_d;         /*   this lane's accumulators, */
+  const char *mma_a, *mma_b; /* operands, */
+  tl_dtype mma_ab;     /*   their dtype */
   tl__ival sh_value;   /* shuffle: what this lane offers, */
   int64_t sh_mask, sh_width;
   tl__ival sh_result;  /* what it gets, */

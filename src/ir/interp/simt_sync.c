@@ -83,6 +83,7 @@ tl_status tl__simt_shfl_xor(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, 
   if (mask < 0 || mask >= warp)
     return tl__interp_error(TL_ERUNTIME, e->span, "T.warp_shfl_xor: lane mask %" PRId64 " is outside the warp of %u lanes",
                             mask, warp);
+  t->sh_mma = false;
   t->sh_value = v;
   t->sh_mask = mask;
   t->sh_width = width;
@@ -96,6 +97,29 @@ tl_status tl__simt_shfl_xor(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, 
                             t->tid % warp, t->sh_missing, lanes);
   }
   *out = t->sh_result;
+  return TL_OK;
+}
+
+tl_status tl__simt_mma(tl__iframe *fr, const tl_ir_expr *e, tl_dtype ab, char *d, const char *a, const char *b) {
+  tl__simt_thread *t = fr->simt;
+  if (!t)
+    return tl__interp_error(TL_EUNSUPPORTED, e->span,
+                            "T.mma_m16n8k16 outside SIMT execution: the lanes of a warp compute it together, only in "
+                            "device code that binds thread indices");
+  if (t->sm->warp_size != 32)
+    return tl__interp_error(TL_ERUNTIME, e->span, "T.mma_m16n8k16 needs warps of 32 lanes; this launch's have %u",
+                            t->sm->warp_size);
+  t->sh_mma = true;
+  t->mma_d = d;
+  t->mma_a = a;
+  t->mma_b = b;
+  t->mma_ab = ab;
+  t->sh_missing = -1;
+  TL__TRY(block_wait(t, TL__SIMT_SHUFFLE, e, e->span));
+  if (t->sh_missing >= 0)
+    return tl__interp_error(TL_ERUNTIME, e->span,
+                            "T.mma_m16n8k16: the warp of lane %u has %" PRId64 " lanes; the instruction needs all 32",
+                            t->tid % 32, t->sh_missing);
   return TL_OK;
 }
 
@@ -163,6 +187,52 @@ static void exchange(tl__simt *sm, uint32_t first, uint32_t end) {
   }
 }
 
+static void mma_compute(tl__simt *sm, uint32_t first);
+
+/* Every lane of a warp of 32 waits at the same T.mma_m16n8k16: the 16 x 16 A,
+ * 16 x 8 B and C tiles are gathered through the fragment maps (ir.h), D computed
+ * with k ascending in float32, and scattered back into the accumulators. */
+static void mma_exchange(tl__simt *sm, uint32_t first, uint32_t end) {
+  if (end - first != 32) {
+    for (uint32_t i = first; i < end; i++) sm->threads[i].sh_missing = end - first;
+  } else {
+    mma_compute(sm, first);
+  }
+  for (uint32_t i = first; i < end; i++) {
+    sm->threads[i].state = TL__SIMT_RUNNING;
+    sm->nrunning++;
+  }
+}
+
+static void mma_compute(tl__simt *sm, uint32_t first) {
+  float A[16][16], B[16][8], C[16][8];
+  tl_dtype ab = sm->threads[first].mma_ab;
+  for (uint32_t l = 0; l < 32; l++) {
+    const tl__simt_thread *t = &sm->threads[first + l];
+    uint32_t g = l / 4, q = l % 4;
+    size_t esz = tl_dtype_bytes(ab);
+    for (uint32_t i = 0; i < 8; i++)
+      A[g + 8 * ((i / 2) % 2)][2 * q + i % 2 + 8 * (i / 4)] = (float)tl__iv_load(ab, t->mma_a + i * esz).f;
+    for (uint32_t i = 0; i < 4; i++) B[2 * q + i % 2 + 8 * (i / 2)][g] = (float)tl__iv_load(ab, t->mma_b + i * esz).f;
+    for (uint32_t i = 0; i < 4; i++) C[g + 8 * (i / 2)][2 * q + i % 2] = (float)tl__iv_load(TL_DT_FLOAT32, t->mma_d + i * 4).f;
+  }
+  for (uint32_t r = 0; r < 16; r++)
+    for (uint32_t n = 0; n < 8; n++) {
+      float acc = C[r][n];
+      for (uint32_t k = 0; k < 16; k++) acc = acc + A[r][k] * B[k][n]; /* the product is exact in float32 */
+      C[r][n] = acc;
+    }
+  for (uint32_t l = 0; l < 32; l++) {
+    tl__simt_thread *t = &sm->threads[first + l];
+    uint32_t g = l / 4, q = l % 4;
+    for (uint32_t i = 0; i < 4; i++) {
+      tl__ival v = {0};
+      v.f = C[g + 8 * (i / 2)][2 * q + i % 2];
+      tl__iv_store(TL_DT_FLOAT32, t->mma_d + i * 4, v);
+    }
+  }
+}
+
 /* Step 2: warps with lanes at a shuffle. True if the resolver is done. */
 static bool resolve_shuffles(tl__simt *sm) {
   uint32_t w = sm->warp_size, n = sm->nthreads;
@@ -185,7 +255,9 @@ static bool resolve_shuffles(tl__simt *sm) {
   if (!any) return false;
   for (uint32_t first = 0; first < n; first += w) {
     uint32_t end = first + w < n ? first + w : n;
-    if (sm->threads[first].state == TL__SIMT_SHUFFLE) exchange(sm, first, end);
+    if (sm->threads[first].state != TL__SIMT_SHUFFLE) continue;
+    if (sm->threads[first].sh_mma) mma_exchange(sm, first, end);
+    else exchange(sm, first, end);
   }
   pthread_cond_broadcast(&sm->wake);
   return true;

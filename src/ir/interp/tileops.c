@@ -369,6 +369,37 @@ static tl_status op_gemm_strided(tl__iframe *fr, const tl_ir_expr *call, tl_ir_s
   return TL_OK;
 }
 
+/* ---------------------------------------------------------- T.mma_m16n8k16 */
+
+/* The address of the region's first element, with `count` consecutive elements
+ * inside its buffer. */
+static tl_status run_addr(const region *r, int64_t count, const char *what, tl_ir_span span, char **out) {
+  int64_t off = 0;
+  for (uint32_t i = 0; i < r->ndim; i++) off += r->mins[i] * r->strides[i];
+  if (off < 0 || (uint64_t)(off + count) * r->esz > r->st->nbytes)
+    return tl__interp_error(TL_ERUNTIME, span,
+                            "T.mma_m16n8k16: %s: elements %" PRId64 "..%" PRId64 " of buffer '%s' are outside it", what,
+                            off, off + count - 1, r->buf->name);
+  *out = r->st->data + (size_t)off * r->esz;
+  return TL_OK;
+}
+
+/* One warp-collective tensor-core step (ir.h; the warp's exchange is simt_sync.c's). */
+static tl_status op_mma(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
+  region D, A, B;
+  TL__TRY(eval_region(fr, call->u.call.args[0], "T.mma_m16n8k16", "d", span, &D));
+  TL__TRY(eval_region(fr, call->u.call.args[1], "T.mma_m16n8k16", "a", span, &A));
+  TL__TRY(eval_region(fr, call->u.call.args[2], "T.mma_m16n8k16", "b", span, &B));
+  bool half = (tl_dtype_eq(A.dt, TL_DT_FLOAT16) || tl_dtype_eq(A.dt, TL_DT_BFLOAT16)) && tl_dtype_eq(A.dt, B.dt);
+  if (!tl_dtype_eq(D.dt, TL_DT_FLOAT32) || !half)
+    return tl__interp_error(TL_EUNSUPPORTED, span, "T.mma_m16n8k16: d must be float32 and a, b both float16 or bfloat16");
+  char *pd, *pa, *pb;
+  TL__TRY(run_addr(&D, 4, "d", span, &pd));
+  TL__TRY(run_addr(&A, 8, "a", span, &pa));
+  TL__TRY(run_addr(&B, 4, "b", span, &pb));
+  return tl__simt_mma(fr, call, A.dt, pd, pa, pb);
+}
+
 /* ------------------------------------------------------------ reductions */
 
 /* Where the op table's fold of `op` starts, in dtype t. */

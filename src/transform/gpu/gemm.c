@@ -63,6 +63,7 @@ tl_status tl__gpu_lower_gemm(tl__gpu_ctx *c, const tl_ir_expr *orig, tl_ir_stmt 
   TL__TRY(get_operand(call, 2, "C", &C));
   const tl__gpu_frag *f = tl__gpu_find_frag(c->info, C.buf);
   if (!f || f->layout.replicated) return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: C is not a distributed fragment");
+  if (f->layout.mma) return tl__gpu_lower_gemm_mma(c, call, out); /* the tensor cores (gemm_mma.c) */
   const tl__gpu_layout *L = &f->layout;
   int64_t ta = 0, tb = 0, clear = 0;
   tl__is_const_int(call->u.call.args[3], &ta);

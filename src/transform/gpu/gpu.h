@@ -57,7 +57,14 @@ typedef struct tl__gpu_params {
   int64_t static_shared_bytes; /* a kernel needing more uses dynamic shared memory (CUDA: 48 KB) */
   int64_t vector_bytes;        /* the widest vector access (16) */
   const char *launch_convention; /* module attribute tl.launch_convention ("cuda_driver") */
+  /* Warp-collective tensor-core instructions the target has (bits of
+   * TL__GPU_MMA_*): T.gemm uses them where its operands fit (gemm_mma.c). */
+  unsigned mma;
 } tl__gpu_params;
+
+/* mma.sync.m16n8k16 with float16 or bfloat16 operands and float32 accumulators
+ * (NVIDIA sm_80 and later). */
+#define TL__GPU_MMA_M16N8K16 1u
 
 /* The parameters of the running GPU pipeline (tl__gpu_params_enter), or NULL. */
 const tl__gpu_params *tl__gpu_params_current(void);
@@ -102,6 +109,12 @@ typedef struct tl__gpu_layout {
   int64_t slots;         /* per thread: RR * RC * mr * V (replicated: R * C) */
   int64_t elem_bytes, vector_bytes; /* the chooser's inputs (for tl__gpu_layout_frag) */
   bool gemm;
+  /* The accumulator layout of mma.sync.m16n8k16 (tl__gpu_layout_choose_mma): V = 2,
+   * mr = 2, TC = 4, TR = 8 * warps. Lane tid % 32 = (tr % 8) * 4 + tc holds, of the
+   * 16 x 8 tile (rr, rc), rows (rr*TR + tr)*2 + {0, 1} (the instruction's rows g
+   * and g + 8) and columns rc*8 + tc*2 + {0, 1}, in 4 consecutive slots
+   * (rr*RC + rc)*4 + 0..3: the instruction's c0..c3. */
+  bool mma;
 } tl__gpu_layout;
 
 /* Chooses a distributed layout for `shape` over T threads: V the widest power of
@@ -110,6 +123,11 @@ typedef struct tl__gpu_layout {
  * accumulator (gemm) rows in blocks of up to 8 so each thread owns a micro-tile. */
 void tl__gpu_layout_choose(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes,
                            int64_t vector_bytes, bool gemm);
+
+/* The m16n8 accumulator layout for T threads (a multiple of 32) over an M x N
+ * fragment (M a multiple of 16 * T / 32, N of 8; tl__gpu_gemm_mma_fits). */
+void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes,
+                               int64_t vector_bytes);
 
 /* The per-thread loops over a distributed layout's slots:
  *   for rr in range(RR): for rc in range(RC): [if col_ok:] for mi in range(mr):
@@ -127,7 +145,9 @@ typedef struct tl__gpu_slots {
 
 tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *tid, tl__gpu_slots *out);
 /* Wraps `inner` (which uses the slot variables) in the loops and guards, in the
- * order rr, rc, [col_ok], mi, [row_ok], v; v is T.vectorized when V > 1. */
+ * order rr, rc, [col_ok], mi, [row_ok], v; v is T.vectorized when V > 1, the
+ * others unrolled when the layout has at most TL__GPU_UNROLL_SLOTS slots. */
+#define TL__GPU_UNROLL_SLOTS 256
 tl_ir_stmt *tl__gpu_slots_loops(tl_ir_module *mod, const tl__gpu_layout *L, const tl__gpu_slots *s, tl_ir_stmt *inner);
 /* Index k of the element at row r (over shape[0..ndim-1)) and column c. */
 tl_ir_expr *tl__gpu_unravel_row(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *r, uint32_t k);
@@ -148,6 +168,8 @@ typedef struct tl__gpu_frag {
   tl__gpu_layout layout;   /* replicated or distributed */
   int group;               /* fragments sharing a layout (union-find root) */
   bool gemm_c;             /* a T.gemm accumulator (layout hint) */
+  bool mma_fit, mma_unfit; /* of the T.gemm calls accumulating into it, some / some do
+                            * not run on the tensor cores (tl__gpu_gemm_mma_fits) */
   bool pinned;             /* a T.gemm accumulator or a reduction's source: kept distributed
                             * where a loop could replicate it (layout.c, spread_replication) */
   const char *why;         /* why it is replicated (NULL: distributed) */
@@ -205,6 +227,13 @@ typedef struct tl__gpu_ctx {
   int loop_depth;          /* block-level loops around the statement being lowered */
 } tl__gpu_ctx;
 
+/* Whether T.gemm `call` runs on the tensor cores (gemm_mma.c): the target has
+ * the instruction, A and B are shared tiles of float16 (or both bfloat16), C a
+ * float32 fragment used whole, the shapes divide into the warps' 16 x 8 x 16
+ * tiles. When not, *why (cap bytes) says which condition failed. */
+bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_params *p, char *why, size_t cap);
+/* T.gemm on the tensor cores over an accumulator of the mma layout (gemm_mma.c). */
+tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out);
 /* T.gemm whose C is a distributed fragment (gemm.c). */
 tl_status tl__gpu_lower_gemm(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out);
 /* T.reduce_* (reduce.c). */

@@ -69,9 +69,34 @@ void tl__gpu_layout_choose(tl__gpu_layout *L, int64_t T, const int64_t *shape, u
   L->gemm = gemm;
 }
 
+void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes,
+                               int64_t vector_bytes) {
+  memset(L, 0, sizeof *L);
+  L->T = T;
+  L->ndim = ndim;
+  int64_t R = 1;
+  for (uint32_t d = 0; d < ndim; d++) L->shape[d] = shape[d];
+  for (uint32_t d = 0; d + 1 < ndim; d++) R *= shape[d];
+  L->R = R;
+  L->C = shape[ndim - 1];
+  L->V = 2;
+  L->mr = 2;
+  L->TC = 4;
+  L->TR = T / 4;
+  L->CB = L->C / 2;
+  L->RB = R / 2;
+  L->RR = ceil_div(L->RB, L->TR);
+  L->RC = ceil_div(L->CB, L->TC);
+  L->slots = L->RR * L->RC * L->mr * L->V;
+  L->elem_bytes = elem_bytes;
+  L->vector_bytes = vector_bytes;
+  L->gemm = true;
+  L->mma = true;
+}
+
 tl_status tl__gpu_layout_frag(const tl__gpu_layout *L, tl__frag *out) {
   if (L->replicated) return tl__frag_replicated(L->T, L->shape, L->ndim, out);
-  return tl__frag_simt(L->T, L->shape, L->ndim, L->elem_bytes, L->vector_bytes, L->gemm, out);
+  return tl__frag_grid(L->T, L->shape, L->ndim, L->V, L->mr, L->TC, out);
 }
 
 static void layout_replicated(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim) {
@@ -126,12 +151,15 @@ static tl_ir_stmt *single_var_loop(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir
 }
 
 tl_ir_stmt *tl__gpu_slots_loops(tl_ir_module *mod, const tl__gpu_layout *L, const tl__gpu_slots *s, tl_ir_stmt *inner) {
-  tl_ir_stmt *b = single_var_loop(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s->v, L->V, inner);
+  /* Unrolled, so that every index into the per-thread buffer is a constant and
+   * the buffer lives in registers (a loop over it stays in local memory). */
+  tl_ir_for_kind k = L->slots <= TL__GPU_UNROLL_SLOTS ? TL_FOR_UNROLLED : TL_FOR_SERIAL;
+  tl_ir_stmt *b = single_var_loop(mod, L->V > 1 ? TL_FOR_VECTORIZED : k, s->v, L->V, inner);
   if (s->row_ok) b = tl_ir_if(mod, s->row_ok, b, NULL);
-  b = single_var_loop(mod, TL_FOR_SERIAL, s->mi, L->mr, b);
+  b = single_var_loop(mod, k, s->mi, L->mr, b);
   if (s->col_ok) b = tl_ir_if(mod, s->col_ok, b, NULL);
-  b = single_var_loop(mod, TL_FOR_SERIAL, s->rc, L->RC, b);
-  return single_var_loop(mod, TL_FOR_SERIAL, s->rr, L->RR, b);
+  b = single_var_loop(mod, k, s->rc, L->RC, b);
+  return single_var_loop(mod, k, s->rr, L->RR, b);
 }
 
 tl_ir_expr *tl__gpu_unravel_row(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *r, uint32_t k) {
@@ -344,7 +372,11 @@ static void layout_gemm(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, lo
   require_replicated(c, call, 1, "operand B of");
   const tl_ir_buffer *cb = region_buf(call, 2);
   int fi = cb && cb->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, cb) : -1;
-  if (fi >= 0) frag_at(c, fi)->gemm_c = frag_at(c, fi)->pinned = true;
+  if (fi < 0) return;
+  tl__gpu_frag *f = frag_at(c, fi);
+  f->gemm_c = f->pinned = true;
+  if (tl__gpu_gemm_mma_fits(call, c->info->T, c->p, NULL, 0)) f->mma_fit = true;
+  else f->mma_unfit = true;
 }
 
 static void layout_reduce(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
@@ -609,17 +641,22 @@ static tl_status resolve(scan *c) {
   for (size_t i = 0; i < info->frags.len; i++) {
     tl__gpu_frag *f = frag_at(c, (int)i);
     if (f->why || find_root(info, (int)i) != (int)i) continue;
-    bool gemm = false;
+    bool gemm = false, mma = false, unfit = false;
     int64_t eb = 1;
     for (size_t j = 0; j < info->frags.len; j++) {
       tl__gpu_frag *g = frag_at(c, (int)j);
       if (g->why || find_root(info, (int)j) != (int)i) continue;
       gemm |= g->gemm_c;
+      mma |= g->mma_fit;
+      unfit |= g->mma_unfit;
       if ((int64_t)tl_dtype_bytes(g->buf->dtype) > eb) eb = (int64_t)tl_dtype_bytes(g->buf->dtype);
     }
     int64_t shape[TL__GPU_MAX_RANK];
     for (uint32_t d = 0; d < f->layout.ndim; d++) shape[d] = f->layout.shape[d];
-    tl__gpu_layout_choose(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, gemm);
+    /* The tensor cores' accumulator layout when every gemm into the group fits
+     * them; SIMT micro-tiles otherwise (those gemms then all run as SIMT code). */
+    if (mma && !unfit) tl__gpu_layout_choose_mma(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes);
+    else tl__gpu_layout_choose(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, gemm);
   }
   for (size_t i = 0; i < info->frags.len; i++) {
     tl__gpu_frag *f = frag_at(c, (int)i);

@@ -89,6 +89,14 @@ static void walk(ua *a, const tl_ir_stmt *s, bool control) {
     if (v) mark(a, &a->u->bufs, b);
     return;
   }
+  case TL_STMT_EVAL: {
+    /* A warp-collective step writes per-lane results into its local region. */
+    const tl_ir_expr *e = s->u.eval.expr;
+    if (e && e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_MMA_M16N8K16 && e->u.call.nargs == 3 &&
+        e->u.call.args[0] && e->u.call.args[0]->kind == TL_EXPR_REGION)
+      mark(a, &a->u->bufs, e->u.call.args[0]->u.region.buffer);
+    return;
+  }
   default:
     return;
   }
@@ -134,7 +142,8 @@ typedef struct cctx {
 
 static bool find_shfl(tl_ir_visitor *v, const tl_ir_expr *e) {
   const tl_ir_expr **found = v->ctx;
-  if (!*found && e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_WARP_SHFL_XOR) *found = e;
+  if (!*found && e->kind == TL_EXPR_CALL && (e->u.call.op == TL_OP_WARP_SHFL_XOR || e->u.call.op == TL_OP_MMA_M16N8K16))
+    *found = e;
   return !*found;
 }
 
@@ -163,7 +172,7 @@ static bool sync_inside(const tl_ir_stmt *s, tl_ir_span *at, const char **what) 
   }
   if (!found) return false;
   *at = found->span.line ? found->span : s->span;
-  *what = "T.warp_shfl_xor";
+  *what = found->u.call.op == TL_OP_MMA_M16N8K16 ? "T.mma_m16n8k16" : "T.warp_shfl_xor";
   return true;
 }
 

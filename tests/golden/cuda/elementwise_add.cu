@@ -14,6 +14,7 @@ extern "C" __global__ __launch_bounds__(128) void elementwise_add_kernel(const f
   __shared__ __align__(16) float A_shared[1024];
   __shared__ __align__(16) float B_shared[1024];
   __align__(16) float C_local[8];
+  #pragma unroll
   for (int rr = 0; rr < 2; ++rr) {
     if (by * 32 + (rr * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120) {
       *(float4 *)&A_shared[(rr * 16 + tx / 8) * 32 + tx % 8 * 4] = *(const float4 *)&A[(by * 32 + (rr * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4)];
@@ -26,6 +27,7 @@ extern "C" __global__ __launch_bounds__(128) void elementwise_add_kernel(const f
       *(float4 *)&A_shared[(rr * 16 + tx / 8) * 32 + tx % 8 * 4] = *(const float4 *)vec_st;
     }
   }
+  #pragma unroll
   for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
     if (by * 32 + (rr_1 * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120) {
       *(float4 *)&B_shared[(rr_1 * 16 + tx / 8) * 32 + tx % 8 * 4] = *(const float4 *)&B[(by * 32 + (rr_1 * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4)];
@@ -39,6 +41,7 @@ extern "C" __global__ __launch_bounds__(128) void elementwise_add_kernel(const f
     }
   }
   __syncthreads();
+  #pragma unroll
   for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
     __align__(16) float vec_ld[4];
     *(float4 *)vec_ld = *(const float4 *)&A_shared[(rr_2 * 16 + tx / 8) * 32 + tx % 8 * 4];
@@ -49,6 +52,7 @@ extern "C" __global__ __launch_bounds__(128) void elementwise_add_kernel(const f
       C_local[rr_2 * 4 + lane_2] = vec_ld[lane_2] + vec_ld_1[lane_2];
     }
   }
+  #pragma unroll
   for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
     if (by * 32 + (rr_3 * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120) {
       *(float4 *)&C[(by * 32 + (rr_3 * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4)] = *(const float4 *)&C_local[rr_3 * 4];

@@ -23,6 +23,7 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__
   __shared__ __align__(16) __half A_shared[1024];
   __shared__ __align__(16) __half B_shared[1024];
   __align__(16) float C_local[8];
+  #pragma unroll
   for (int mi = 0; mi < 2; ++mi) {
     #pragma unroll
     for (int lane = 0; lane < 4; ++lane) {
@@ -64,6 +65,7 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__
       }
     }
   }
+  #pragma unroll
   for (int mi_2 = 0; mi_2 < 2; ++mi_2) {
     if (bx * 32 + tx % 8 * 4 < 80) {
       __align__(16) __half vec_st_2[4];

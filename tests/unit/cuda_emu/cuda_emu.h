@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_bf16.h" /* this directory's stand-ins (cuda_bf16.h includes cuda_fp16.h) */
+
 struct tl_emu_dim3 {
   unsigned x, y, z;
 };
@@ -58,6 +60,46 @@ inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32) {
   std::memcpy(&r, &tl_emu_exchange[partner], sizeof r);
   __syncthreads();
   return r;
+}
+
+/* mma.sync.m16n8k16 as the interpreter defines it (TL_OP_MMA_M16N8K16 in ir.h):
+ * every lane publishes its fragments, the warp's tiles are assembled through the
+ * PTX fragment maps, each lane computes its 4 accumulators (k ascending, float32),
+ * and a second barrier keeps the exchange area until every lane has read it.
+ * The lowering issues it in every thread of the block together (as shuffles). */
+#define TL_HELPER_MMA_F16
+#define TL_HELPER_MMA_BF16
+static float tl_emu_mma_a[1024][8], tl_emu_mma_b[1024][4], tl_emu_mma_c[1024][4];
+
+template <typename H, typename Widen>
+inline void tl_emu_mma(float *d, const H *a, const H *b, Widen widen) {
+  unsigned t = tl_emu_linear_tid(), w0 = t - t % 32u;
+  for (int i = 0; i < 8; i++) tl_emu_mma_a[t][i] = widen(a[i]);
+  for (int i = 0; i < 4; i++) tl_emu_mma_b[t][i] = widen(b[i]);
+  for (int i = 0; i < 4; i++) tl_emu_mma_c[t][i] = d[i];
+  __syncthreads();
+  float A[16][16], B[16][8];
+  for (unsigned l = 0; l < 32; l++) {
+    unsigned g = l / 4, q = l % 4;
+    for (unsigned i = 0; i < 8; i++) A[g + 8 * ((i / 2) % 2)][2 * q + i % 2 + 8 * (i / 4)] = tl_emu_mma_a[w0 + l][i];
+    for (unsigned i = 0; i < 4; i++) B[2 * q + i % 2 + 8 * (i / 2)][g] = tl_emu_mma_b[w0 + l][i];
+  }
+  unsigned lane = t % 32u, g = lane / 4, q = lane % 4;
+  float out[4];
+  for (unsigned i = 0; i < 4; i++) {
+    unsigned r = g + 8 * (i / 2), n = 2 * q + i % 2;
+    float acc = tl_emu_mma_c[t][i];
+    for (unsigned k = 0; k < 16; k++) acc = acc + A[r][k] * B[k][n];
+    out[i] = acc;
+  }
+  __syncthreads();
+  for (int i = 0; i < 4; i++) d[i] = out[i];
+}
+inline void tl_mma_m16n8k16_f16(float *d, const __half *a, const __half *b) {
+  tl_emu_mma(d, a, b, [](__half h) { return __half2float(h); });
+}
+inline void tl_mma_m16n8k16_bf16(float *d, const __nv_bfloat16 *a, const __nv_bfloat16 *b) {
+  tl_emu_mma(d, a, b, [](__nv_bfloat16 h) { return __bfloat162float(h); });
 }
 
 template <typename T>

@@ -1,0 +1,187 @@
+/* T.gemm on the tensor cores: mma.sync.m16n8k16 (TL_OP_MMA_M16N8K16, ir.h).
+ *
+ * The accumulator C has the mma layout (gpu.h, tl__gpu_layout_choose_mma): the
+ * block's W warps stack down the rows, warp w = tid / 32 holding 16-row tiles
+ * rr = 0..RR-1 (its rows (rr*TR + tr)*2 + {0, 1}, tr = tid / 4) of every 8-column
+ * tile rc = 0..RC-1, 4 consecutive slots per tile. Each k step of 16 loads this
+ * lane's operand elements from the shared tiles into two register arrays, as the
+ * instruction's fragment maps place them, then issues one instruction per tile:
+ *
+ *   for kk in range(K / 16):
+ *     for rr, i in unrolled(RR, 8): a_frag[rr*8 + i] = A[row(rr, i), kk*16 + acol(i)]
+ *     for rc, i in unrolled(RC, 4): b_frag[rc*4 + i] = B[kk*16 + bk(i), rc*8 + g]
+ *     for rr, rc in unrolled(RR, RC): T.mma_m16n8k16(C[(rr*RC + rc)*4], a_frag[rr*8], b_frag[rc*4])
+ *
+ * with g = tr % 8, q = tid % 4, row(rr, i) = (rr*TR + tr)*2 + (i/2)%2 (the
+ * instruction's rows g and g + 8 are this thread's two rows), acol(i) = 2q + i%2 +
+ * 8*(i/4), bk(i) = 2q + i%2 + 8*(i/2). Every element of C accumulates its
+ * products with k ascending, so under the instruction's reference semantics the
+ * result is the tile-level T.gemm's bit for bit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "transform/gpu/gpu.h"
+#include "transform/pass.h"
+#include "transform/util.h"
+
+typedef struct mma_operand {
+  const tl_ir_expr *e;
+  const tl_ir_buffer *buf;
+  uint32_t nd;
+  int64_t rows, cols; /* the extents of its last two dimensions */
+} mma_operand;
+
+static bool why_not(char *why, size_t cap, const char *text) {
+  if (why && cap) snprintf(why, cap, "%s", text);
+  return false;
+}
+
+static bool shared_scope(const tl_ir_buffer *b) {
+  return b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN;
+}
+
+/* A matrix operand with constant extents (leading dimensions of extent 1). */
+static bool matrix_operand(const tl_ir_expr *e, mma_operand *o) {
+  if (!e || e->kind != TL_EXPR_REGION || e->u.region.ndim < 2 || !e->u.region.buffer) return false;
+  for (uint32_t d = 0; d + 2 < e->u.region.ndim; d++)
+    if (!tl__is_int(e->u.region.extents[d], 1)) return false;
+  o->e = e;
+  o->buf = e->u.region.buffer;
+  o->nd = e->u.region.ndim;
+  return tl__is_const_int(e->u.region.extents[o->nd - 2], &o->rows) &&
+         tl__is_const_int(e->u.region.extents[o->nd - 1], &o->cols);
+}
+
+static bool half_dtype(tl_dtype t) { return tl_dtype_eq(t, TL_DT_FLOAT16) || tl_dtype_eq(t, TL_DT_BFLOAT16); }
+
+bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_params *p, char *why, size_t cap) {
+  if (!p || !(p->mma & TL__GPU_MMA_M16N8K16)) return why_not(why, cap, "the target has no mma.sync.m16n8k16");
+  if (!call || call->kind != TL_EXPR_CALL || call->u.call.nargs != 6) return why_not(why, cap, "not a T.gemm call");
+  mma_operand A, B, C;
+  if (!matrix_operand(call->u.call.args[0], &A) || !matrix_operand(call->u.call.args[1], &B) ||
+      !matrix_operand(call->u.call.args[2], &C))
+    return why_not(why, cap, "an operand is not a matrix of constant shape");
+  if (!shared_scope(A.buf) || !shared_scope(B.buf)) return why_not(why, cap, "A or B is not in shared memory");
+  if (!half_dtype(A.buf->dtype) || !tl_dtype_eq(A.buf->dtype, B.buf->dtype))
+    return why_not(why, cap, "A and B are not both float16 or both bfloat16");
+  if (C.buf->scope != TL_SCOPE_LOCAL_FRAGMENT || !tl_dtype_eq(C.buf->dtype, TL_DT_FLOAT32) || C.buf->ndim != 2 ||
+      !tl__gpu_region_is_whole(C.e))
+    return why_not(why, cap, "C is not a whole two-dimensional float32 fragment");
+  int64_t ta = 0, tb = 0, clear = 0;
+  if (!tl__is_const_int(call->u.call.args[3], &ta) || !tl__is_const_int(call->u.call.args[4], &tb) ||
+      !tl__is_const_int(call->u.call.args[5], &clear))
+    return why_not(why, cap, "transpose or clear flags are not constants");
+  int64_t M = C.rows, N = C.cols, K = ta ? A.rows : A.cols;
+  if ((ta ? A.cols : A.rows) != M || (tb ? B.cols : B.rows) != K || (tb ? B.rows : B.cols) != N)
+    return why_not(why, cap, "the operands' shapes do not agree");
+  if (T < 32 || T % 32 != 0) return why_not(why, cap, "the block is not whole warps");
+  int64_t W = T / 32;
+  if (M % (16 * W) != 0 || N % 8 != 0 || K % 16 != 0)
+    return why_not(why, cap, "M is not a multiple of 16 per warp, N of 8 or K of 16");
+  return true;
+}
+
+static tl_ir_stmt *loop1(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, int64_t n, tl_ir_stmt *body) {
+  tl_ir_expr *e = tl_ir_i32(mod, n);
+  return tl_ir_for(mod, kind, 1, &v, NULL, &e, body);
+}
+
+static tl_ir_var *new_var(tl_ir_module *mod, const char *name) { return tl_ir_var_new(mod, name, TL_DT_INT32); }
+
+/* Element (row, col) of an operand's matrix: the region's starts, plus row and
+ * col in its last two dimensions. */
+static tl_ir_expr *matrix_load(tl_ir_module *mod, const mma_operand *o, tl_ir_expr *row, tl_ir_expr *col) {
+  tl_ir_expr *idx[TL__GPU_MAX_RANK];
+  const tl_ir_expr *r = o->e;
+  for (uint32_t d = 0; d < o->nd; d++) idx[d] = r->u.region.mins[d];
+  idx[o->nd - 2] = tl__add(mod, r->u.region.mins[o->nd - 2], tl__cast_int(mod, r->u.region.mins[o->nd - 2]->dtype, row));
+  idx[o->nd - 1] = tl__add(mod, r->u.region.mins[o->nd - 1], tl__cast_int(mod, r->u.region.mins[o->nd - 1]->dtype, col));
+  return tl_ir_load(mod, (tl_ir_buffer *)o->buf, o->nd, idx);
+}
+
+static tl_ir_expr *one_element(tl_ir_module *mod, tl_ir_buffer *b, tl_ir_expr *at) {
+  tl_ir_expr *one = tl_ir_i32(mod, 1);
+  return tl_ir_region(mod, b, &at, &one, TL_REGION_SLICE);
+}
+
+tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
+  tl_ir_module *mod = c->mod;
+  char why[160];
+  if (!tl__gpu_gemm_mma_fits(call, c->T, c->p, why, sizeof why))
+    return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: the accumulator has the mma layout but the gemm does not fit: %s",
+                          why);
+  mma_operand A, B, C;
+  matrix_operand(call->u.call.args[0], &A);
+  matrix_operand(call->u.call.args[1], &B);
+  matrix_operand(call->u.call.args[2], &C);
+  const tl__gpu_frag *f = tl__gpu_find_frag(c->info, C.buf);
+  if (!f || !f->layout.mma || !f->local)
+    return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: C is not a fragment of the mma layout");
+  const tl__gpu_layout *L = &f->layout;
+  int64_t ta = 0, tb = 0, clear = 0;
+  tl__is_const_int(call->u.call.args[3], &ta);
+  tl__is_const_int(call->u.call.args[4], &tb);
+  tl__is_const_int(call->u.call.args[5], &clear);
+  int64_t K = ta ? A.rows : A.cols, RR = L->RR, RC = L->RC, TR = L->TR;
+
+  tl_ir_expr *tr = tl__floordiv(mod, c->tid, tl_ir_i32(mod, 4)), *q = tl__floormod(mod, c->tid, tl_ir_i32(mod, 4));
+  tl_ir_expr *g = tl__floormod(mod, tr, tl_ir_i32(mod, 8));
+  tl_ir_expr *na = tl_ir_i32(mod, RR * 8), *nb = tl_ir_i32(mod, RC * 4);
+  tl_ir_buffer *af = tl_ir_buffer_new(mod, "a_frag", A.buf->dtype, 1, &na, NULL, TL_SCOPE_LOCAL);
+  tl_ir_buffer *bf = tl_ir_buffer_new(mod, "b_frag", B.buf->dtype, 1, &nb, NULL, TL_SCOPE_LOCAL);
+  tl_ir_var *kk = new_var(mod, "kk"), *rr = new_var(mod, "rr"), *rc = new_var(mod, "rc"), *i = new_var(mod, "i"),
+            *j = new_var(mod, "j"), *rr2 = new_var(mod, "rr"), *rc2 = new_var(mod, "rc"), *z = new_var(mod, "z");
+  TL__TRY(tl__built(mod, g));
+  TL__TRY(tl__built(mod, af));
+  TL__TRY(tl__built(mod, bf));
+  TL__TRY(tl__built(mod, z));
+  tl_ir_expr *vkk = tl_ir_var_ref(mod, kk), *vrr = tl_ir_var_ref(mod, rr), *vrc = tl_ir_var_ref(mod, rc),
+             *vi = tl_ir_var_ref(mod, i), *vj = tl_ir_var_ref(mod, j);
+  tl_ir_expr *k0 = tl__mul(mod, vkk, tl_ir_i32(mod, 16)), *q2 = tl__mul(mod, q, tl_ir_i32(mod, 2));
+
+  /* a_frag[rr*8 + i] = op(A)[row(rr, i), kk*16 + 2q + i%2 + 8*(i/4)] */
+  tl_ir_expr *arow = tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, vrr, tl_ir_i32(mod, TR)), tr), tl_ir_i32(mod, 2)),
+                             tl__floormod(mod, tl__floordiv(mod, vi, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 2)));
+  tl_ir_expr *acol = tl__add(mod, tl__add(mod, k0, q2),
+                             tl__add(mod, tl__floormod(mod, vi, tl_ir_i32(mod, 2)),
+                                     tl__mul(mod, tl__floordiv(mod, vi, tl_ir_i32(mod, 4)), tl_ir_i32(mod, 8))));
+  tl_ir_expr *aslot = tl__add(mod, tl__mul(mod, vrr, tl_ir_i32(mod, 8)), vi);
+  tl_ir_stmt *aload = tl_ir_store(mod, af, 1, &aslot, ta ? matrix_load(mod, &A, acol, arow) : matrix_load(mod, &A, arow, acol));
+  aload = loop1(mod, TL_FOR_UNROLLED, rr, RR, loop1(mod, TL_FOR_UNROLLED, i, 8, aload));
+
+  /* b_frag[rc*4 + j] = op(B)[kk*16 + 2q + j%2 + 8*(j/2), rc*8 + g] */
+  tl_ir_expr *bk = tl__add(mod, tl__add(mod, k0, q2),
+                           tl__add(mod, tl__floormod(mod, vj, tl_ir_i32(mod, 2)),
+                                   tl__mul(mod, tl__floordiv(mod, vj, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 8))));
+  tl_ir_expr *bn = tl__add(mod, tl__mul(mod, vrc, tl_ir_i32(mod, 8)), g);
+  tl_ir_expr *bslot = tl__add(mod, tl__mul(mod, vrc, tl_ir_i32(mod, 4)), vj);
+  tl_ir_stmt *bload = tl_ir_store(mod, bf, 1, &bslot, tb ? matrix_load(mod, &B, bn, bk) : matrix_load(mod, &B, bk, bn));
+  bload = loop1(mod, TL_FOR_UNROLLED, rc, RC, loop1(mod, TL_FOR_UNROLLED, j, 4, bload));
+
+  /* one instruction per 16 x 8 tile */
+  tl_ir_expr *vrr2 = tl_ir_var_ref(mod, rr2), *vrc2 = tl_ir_var_ref(mod, rc2);
+  tl_ir_expr *dslot = tl__mul(mod, tl__add(mod, tl__mul(mod, vrr2, tl_ir_i32(mod, RC)), vrc2), tl_ir_i32(mod, 4));
+  tl_ir_expr *args[3] = {one_element(mod, f->local, dslot),
+                         one_element(mod, af, tl__mul(mod, vrr2, tl_ir_i32(mod, 8))),
+                         one_element(mod, bf, tl__mul(mod, vrc2, tl_ir_i32(mod, 4)))};
+  TL__TRY(tl__built(mod, args[0]));
+  TL__TRY(tl__built(mod, args[1]));
+  TL__TRY(tl__built(mod, args[2]));
+  tl_ir_stmt *mma = tl_ir_eval(mod, tl_ir_call(mod, TL_OP_MMA_M16N8K16, TL_DT_HANDLE, 3, args));
+  mma = loop1(mod, TL_FOR_UNROLLED, rr2, RR, loop1(mod, TL_FOR_UNROLLED, rc2, RC, mma));
+
+  tl_ir_stmt *step[3] = {aload, bload, mma};
+  tl_ir_stmt *body = loop1(mod, TL_FOR_SERIAL, kk, K / 16, tl_ir_seq(mod, 3, step));
+  tl_ir_stmt *parts[4];
+  uint32_t n = 0;
+  if (clear) {
+    tl_ir_expr *vz = tl_ir_var_ref(mod, z);
+    parts[n++] = loop1(mod, TL_FOR_UNROLLED, z, L->slots, tl_ir_store(mod, f->local, 1, &vz, tl__zero(mod, TL_DT_FLOAT32)));
+  }
+  parts[n++] = tl_ir_alloc(mod, af);
+  parts[n++] = tl_ir_alloc(mod, bf);
+  parts[n++] = body;
+  *out = tl_ir_seq(mod, n, parts);
+  return tl__built(mod, *out);
+}
