@@ -218,6 +218,15 @@ typedef enum tl_ir_op {
    * for k ascending, each step rounded to float32 (the tile-level T.gemm's order;
    * the hardware's rounding differs within a step: GPU runs compare by tolerance). */
   TL_OP_MMA_M16N8K16,
+  /* Four 8 x 8 matrices of 16-bit elements from shared memory into registers
+   * (made with TL_OP_MMA_M16N8K16; a statement): (R dst, R src, I trans), dst one
+   * element of a local buffer (8 consecutive elements are written), src one
+   * element of a shared buffer of the same dtype: this lane's row address (8
+   * consecutive elements are read, from a 16-byte aligned start). Warp-collective,
+   * as PTX's ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: lanes 8m .. 8m+7
+   * give rows 0..7 of matrix m; lane l receives dst[2m], dst[2m+1] = M_m[l/4][2(l%4)],
+   * M_m[l/4][2(l%4)+1], or with trans M_m[2(l%4)][l/4], M_m[2(l%4)+1][l/4]. */
+  TL_OP_LDMATRIX_X4,
   TL_OP__COUNT
 } tl_ir_op;
 

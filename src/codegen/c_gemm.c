@@ -77,3 +77,21 @@ void tl__cgen_mma(tl__cgen *g, const tl_ir_expr *call) {
   element_address(g, a[2]);
   tl__cgen_write(g, ");\n");
 }
+
+void tl__cgen_ldmatrix(tl__cgen *g, const tl_ir_expr *call) {
+  tl_ir_expr *const *a = call->u.call.args;
+  if (call->u.call.nargs != 3 || !a || !a[0] || !a[1] || !a[2] || a[0]->kind != TL_EXPR_REGION ||
+      a[1]->kind != TL_EXPR_REGION || a[2]->kind != TL_EXPR_INT) {
+    tl__cgen_error(g, TL_EINVAL, "T.ldmatrix_x4 takes two one-element regions and a constant flag");
+    return;
+  }
+  tl_dtype t = a[0]->u.region.buffer->dtype;
+  bool bf16 = t.code == TL_DTYPE_BFLOAT;
+  tl__cgen_use_helper(g, bf16 ? "ldmatrix_bf16" : "ldmatrix_f16", t);
+  tl__sb_indent(g->out, 2 * g->indent);
+  tl__cgen_write(g, "tl_ldmatrix_x4_%s(", bf16 ? "bf16" : "f16");
+  element_address(g, a[0]);
+  tl__cgen_write(g, ", ");
+  element_address(g, a[1]);
+  tl__cgen_write(g, ", %d);\n", a[2]->u.int_value != 0);
+}

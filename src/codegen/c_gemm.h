@@ -19,4 +19,9 @@ void tl__cgen_gemm_strided(tl__cgen *g, const tl_ir_expr *call);
  * refuses the op with the printer's "no helper section" error). */
 void tl__cgen_mma(tl__cgen *g, const tl_ir_expr *call);
 
+/* Prints the statement for a TL_OP_LDMATRIX_X4 call: helper section
+ * "ldmatrix_f16" or "ldmatrix_bf16",
+ *   tl_ldmatrix_x4_f16(&b_frag[0], &B_shared[...], 1);   (1: .trans) */
+void tl__cgen_ldmatrix(tl__cgen *g, const tl_ir_expr *call);
+
 #endif

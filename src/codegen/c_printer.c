@@ -613,6 +613,10 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_mma(g, e); /* c_gemm.c */
     return;
   }
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_LDMATRIX_X4) {
+    tl__cgen_ldmatrix(g, e); /* c_gemm.c */
+    return;
+  }
   if (e->kind == TL_EXPR_CALL && tl_ir_op_is_tile(e->u.call.op)) {
     tl__cgen_error(g, TL_EUNSUPPORTED, "%s must be lowered before %s code generation", tl_ir_op_name(e->u.call.op),
                    g->d->name);

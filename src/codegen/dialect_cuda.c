@@ -135,6 +135,28 @@ static const char k_mma_bf16[] =
   "               : \"r\"(ra[0]), \"r\"(ra[1]), \"r\"(ra[2]), \"r\"(ra[3]), \"r\"(rb[0]), \"r\"(rb[1]));\n"
   "}\n";
 
+
+/* ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75 and later): 4 registers
+ * unpacked into 8 consecutive elements (low half first); `trans` is a constant. */
+#define TL__LDMATRIX_TEXT(T, SUFFIX, FROM_BITS)                                                                     \
+  "$F void tl_ldmatrix_x4_" SUFFIX "(" T " *d, const " T " *s, int trans) {\n"                                      \
+  "  unsigned int r[4], a = (unsigned int)__cvta_generic_to_shared(s);\n"                                          \
+  "  if (trans)\n"                                                                                                \
+  "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"                \
+  "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(a));\n"                       \
+  "  else\n"                                                                                                      \
+  "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n\"\n"                      \
+  "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(a));\n"                       \
+  "#pragma unroll\n"                                                                                              \
+  "  for (int i = 0; i < 4; i++) {\n"                                                                             \
+  "    d[2 * i] = " FROM_BITS "((unsigned short)(r[i] & 0xffffu));\n"                                              \
+  "    d[2 * i + 1] = " FROM_BITS "((unsigned short)(r[i] >> 16));\n"                                              \
+  "  }\n"                                                                                                         \
+  "}\n"
+
+static const char k_ldmatrix_f16[] = TL__LDMATRIX_TEXT("__half", "f16", "__ushort_as_half");
+static const char k_ldmatrix_bf16[] = TL__LDMATRIX_TEXT("__nv_bfloat16", "bf16", "__ushort_as_bfloat16");
+
 static const tl__c_helper k_helpers[] = {
   {"cuda_fp16", false, NULL, k_fp16},
   {"cuda_bf16", false, NULL, k_bf16},
@@ -149,6 +171,8 @@ static const tl__c_helper k_helpers[] = {
   {"atomic_f64", false, NULL, k_atomic_f64},
   {"mma_f16", false, "cuda_fp16", k_mma_f16},
   {"mma_bf16", false, "cuda_bf16", k_mma_bf16},
+  {"ldmatrix_f16", false, "cuda_fp16", k_ldmatrix_f16},
+  {"ldmatrix_bf16", false, "cuda_bf16", k_ldmatrix_bf16},
   {NULL, false, NULL, NULL},
 };
 

@@ -139,7 +139,9 @@
     (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 2, TL__READ_UNLESS(12), TL__NO_FOLD,                              \
     gemm_strided, gemm_strided, none, none, 0, none)                                                          \
   X(MMA_M16N8K16, "T.mma_m16n8k16", NONE, "RRR", ("d", "a", "b"), (0, 0, 0), 0, TL__READ_ALWAYS, TL__NO_FOLD, \
-    mma, mma, none, none, 0, none)
+    mma, mma, none, none, 0, none)                                                                            \
+  X(LDMATRIX_X4, "T.ldmatrix_x4", NONE, "RRI", ("dst", "src", "trans"), (0, 0, 0), 0, TL__READ_NEVER,          \
+    TL__NO_FOLD, ldmatrix, ldmatrix, none, none, 0, none)
 /* clang-format on */
 
 /* Where a fold starts. */

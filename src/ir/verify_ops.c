@@ -327,6 +327,20 @@ static tl_status verify_mma(const tl__verify_ctx *c, const tl_ir_expr *e) {
   return TL_OK;
 }
 
+/* T.ldmatrix_x4: dst one element of a local buffer, src one of a shared buffer,
+ * both of one 16-bit dtype. */
+static tl_status verify_ldmatrix(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  TL__TRY(verify_gemm_strided_regions(c, e, 2));
+  const tl_ir_buffer *d = e->u.call.args[0]->u.region.buffer, *s = e->u.call.args[1]->u.region.buffer;
+  if (d->scope != TL_SCOPE_LOCAL || (s->scope != TL_SCOPE_SHARED && s->scope != TL_SCOPE_SHARED_DYN))
+    return tl__verify_error(c, e->span, "%s: dst ('%s') must be local and src ('%s') shared", tl_ir_op_name(e->u.call.op),
+                            d->name, s->name);
+  if (!tl_dtype_eq(d->dtype, s->dtype) || d->dtype.bits != 16 || d->dtype.lanes != 1)
+    return tl__verify_error(c, e->span, "%s: dst ('%s') and src ('%s') must have one 16-bit dtype",
+                            tl_ir_op_name(e->u.call.op), d->name, s->name);
+  return TL_OK;
+}
+
 typedef tl_status (*verify_fn)(const tl__verify_ctx *c, const tl_ir_expr *e);
 #define verify_none NULL
 #define VERIFY_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, ...) \

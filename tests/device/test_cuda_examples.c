@@ -264,7 +264,7 @@ static void check_examples(const char *exec) {
       continue;
     }
     const char *func = tl_ir_module_func(m, 0)->name;
-    check_kernel(m, func, exec, NULL, 0, ex->tol, what);
+    check_kernel(m, func, exec, NULL, 0, ex->tol > ex->device_tol ? ex->tol : ex->device_tol, what);
     for (size_t j = 0; !g_quick && j < sizeof k_sizes / sizeof k_sizes[0]; j++) {
       if (strcmp(k_sizes[j].file, ex->file) != 0 || strcmp(ex->label, "default") != 0) continue;
       char sized[320];
@@ -272,7 +272,7 @@ static void check_examples(const char *exec) {
                k_sizes[j].ndims > 1 ? " " : "", k_sizes[j].ndims > 1 ? k_sizes[j].dims[1].name : "",
                k_sizes[j].ndims > 1 ? "=" : "");
       if (k_sizes[j].ndims > 1) strncat(sized, k_sizes[j].dims[1].value, sizeof sized - strlen(sized) - 1);
-      check_kernel(m, func, exec, k_sizes[j].dims, k_sizes[j].ndims, ex->tol, sized);
+      check_kernel(m, func, exec, k_sizes[j].dims, k_sizes[j].ndims, ex->tol > ex->device_tol ? ex->tol : ex->device_tol, sized);
     }
     tl_ir_module_free(m);
   }
@@ -386,7 +386,7 @@ static void check_stream(const char *exec) {
   char what[96];
   snprintf(what, sizeof what, "[%s] launch on a created stream", exec);
   if (!wanted(what) || g_dry) return;
-  static const cuda_example big = {"gemm.py", "2048", {{"M", "2048"}, {"N", "2048"}, {"K", "2048"}, {"dtype", "\"float32\""}}, 4, 0};
+  static const cuda_example big = {"gemm.py", "2048", {{"M", "2048"}, {"N", "2048"}, {"K", "2048"}, {"dtype", "\"float32\""}}, 4, 0, 0};
   tl_ir_module *m = NULL;
   tl_kernel *k = NULL;
   if (cuda_parse_example_file(TL_SOURCE_DIR, &big, &m) != TL_OK || compile(m, "matmul", exec, &k) != TL_OK) {

@@ -55,7 +55,7 @@ static int setup(void **state) {
 static tl_kernel *compile(const char *src_or_file, const char *func, const char *exec, bool file) {
   tl_ir_module *m = NULL;
   if (file) {
-    const cuda_example ex = {src_or_file, "fake", {{0}}, 0, 0};
+    const cuda_example ex = {src_or_file, "fake", {{0}}, 0, 0, 0};
     m = cuda_parse_example(&ex);
   } else {
     TL_ASSERT_OK(tl_ir_parse(src_or_file, "k.py", NULL, &m));

@@ -102,4 +102,33 @@
   "        T.copy(c, C[bx, 0])\n" \
   "        T.copy(d, D[bx, 0])\n"
 
+/* Tensor-core gemms (mma.sync) of every operand form: shared by the emulated and
+ * device tests (cuda cases) and the interpreter differential (test_gpu_pipeline). */
+#define CUDA_MMA_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def mma(A: T.Tensor((64, 32), \"float16\"), At: T.Tensor((32, 64), \"float16\"), Bt: T.Tensor((32, 32), \"float16\"),\n" \
+  "        X: T.Tensor((64, 32), \"bfloat16\"), Y: T.Tensor((32, 32), \"bfloat16\"), C: T.Tensor((64, 32), \"float32\"),\n" \
+  "        D: T.Tensor((64, 32), \"float32\")):\n" \
+  "    with T.Kernel(1, threads=128) as bx:\n" \
+  "        a = T.alloc_shared((64, 32), \"float16\")\n" \
+  "        at = T.alloc_shared((32, 64), \"float16\")\n" \
+  "        bt = T.alloc_shared((32, 32), \"float16\")\n" \
+  "        x = T.alloc_shared((64, 32), \"bfloat16\")\n" \
+  "        y = T.alloc_shared((32, 32), \"bfloat16\")\n" \
+  "        c = T.alloc_fragment((64, 32), \"float32\")\n" \
+  "        d = T.alloc_fragment((64, 32), \"float32\")\n" \
+  "        T.copy(A, a)\n" \
+  "        T.copy(At, at)\n" \
+  "        T.copy(Bt, bt)\n" \
+  "        T.copy(X, x)\n" \
+  "        T.copy(Y, y)\n" \
+  "        T.clear(c)\n" \
+  "        T.gemm(a, bt, c, transpose_B=True)\n" \
+  "        T.gemm(at, bt, c, transpose_A=True, transpose_B=True)\n" \
+  "        T.gemm(x, y, d, clear_accum=True)\n" \
+  "        T.gemm(x, y, d, transpose_B=True)\n" \
+  "        T.copy(c, C)\n" \
+  "        T.copy(d, D)\n"
+
 #endif

@@ -12,10 +12,13 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/files.h"
 #include "cuda_test.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/exec_impls.h"
+#include "runtime/nvcc_tool.h"
+#include "runtime/spawn.h"
 #include "transform/kernel_table.h"
 
 static bool regen(void) { return getenv("TL_REGEN_GOLDEN") && strcmp(getenv("TL_REGEN_GOLDEN"), "1") == 0; }
@@ -52,11 +55,19 @@ static void check_golden(const char *rel, const char *text) {
 static void test_golden(void **state) {
   (void)state;
   static const struct {
-    size_t example;
+    const char *file, *label;
     const char *golden;
-  } cases[] = {{1, "cuda/elementwise_add.cu"}, {10, "cuda/softmax.cu"}, {5, "cuda/gemm_float16.cu"}};
+  } cases[] = {{"elementwise_add.py", "default", "cuda/elementwise_add.cu"},
+               {"softmax.py", "default", "cuda/softmax.cu"},
+               {"gemm.py", "default_float16", "cuda/gemm_float16.cu"},
+               {"gemm.py", "float16_64x64", "cuda/gemm_mma_float16.cu"}}; /* tensor cores */
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    tl_ir_module *m = cuda_parse_example(&k_cuda_examples[cases[i].example]);
+    const cuda_example *ex = NULL;
+    for (size_t j = 0; j < CUDA_NEXAMPLES && !ex; j++)
+      if (strcmp(k_cuda_examples[j].file, cases[i].file) == 0 && strcmp(k_cuda_examples[j].label, cases[i].label) == 0)
+        ex = &k_cuda_examples[j];
+    if (!ex) fail_msg("no example %s (%s) in cuda_cases.h", cases[i].file, cases[i].label);
+    tl_ir_module *m = cuda_parse_example(ex);
     tl_ir_module *low = cuda_lowered(m, NULL);
     char *src = cuda_source(low);
     check_golden(cases[i].golden, src);
@@ -363,6 +374,69 @@ static void check_launcher(tl_ir_module *low, const tl_ir_module *tile, const ch
   tl__free(host);
 }
 
+/* The PTX nvcc makes of the tensor-core GEMMs (upstream's 128 x 128 x 32 tiles
+ * with 128 threads, the benchmark's with 256, bfloat16): ldmatrix and mma.sync,
+ * and no local memory (every register array indexed by constants). */
+static void test_tensor_core_ptx(void **state) {
+  (void)state;
+  const char *nvcc = NULL, *version = NULL;
+  if (tl__nvcc_find(&nvcc, &version) != TL_OK) {
+    tl__error_clear();
+    print_message("nvcc is not available: PTX checks skipped\n");
+    skip();
+  }
+  static const struct {
+    const char *file, *label;
+    tl_ir_const_binding consts[5];
+    size_t n;
+    const char *mma;
+  } k[] = {
+      {"examples/gemm.py", "128x128x32, 128 threads", {{"M", "512"}, {"N", "512"}, {"K", "512"}, {"block_M", "128"}, {"block_N", "128"}}, 5,
+       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
+      {"bench/device/kernels/gemm.py", "bench, 256 threads", {{0}}, 0, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
+      {"examples/gemm.py", "bfloat16 64x64", {{"block_M", "64"}, {"block_N", "64"}, {"dtype", "\"bfloat16\""}}, 3,
+       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"},
+  };
+  char *dir = NULL;
+  TL_ASSERT_OK(tl__make_scratch_dir("tl-ptx-", &dir));
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", TL_SOURCE_DIR, k[i].file);
+    tl_ir_parse_options opts = {sizeof opts, k[i].consts, k[i].n, NULL};
+    tl_ir_module *m = NULL;
+    TL_ASSERT_OK(tl_ir_parse_file(path, &opts, &m));
+    tl_ir_module *low = cuda_lowered(m, NULL);
+    char *src = cuda_source(low);
+    char *cu = tl__path_join(dir, "k.cu"), *ptx = tl__path_join(dir, "k.ptx");
+    TL_ASSERT_OK(tl__file_write(cu, src, strlen(src)));
+    char *argv[] = {(char *)nvcc, "-ptx", "-arch=sm_90a", "--fmad=false", "-std=c++17", "-o", ptx, cu, NULL};
+    char *out = NULL;
+    int status = -1;
+    TL_ASSERT_OK(tl__spawn_capture(argv, &out, &status));
+    if (status != 0) fail_msg("%s (%s): nvcc -ptx failed: %s", k[i].file, k[i].label, out);
+    char *text = NULL;
+    TL_ASSERT_OK(tl__file_read(ptx, &text, NULL));
+    if (!strstr(text, k[i].mma)) fail_msg("%s (%s): no %s in the PTX", k[i].file, k[i].label, k[i].mma);
+    if (!strstr(text, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"))
+      fail_msg("%s (%s): no ldmatrix in the PTX", k[i].file, k[i].label);
+    if (!strstr(text, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"))
+      fail_msg("%s (%s): no ldmatrix .trans (B) in the PTX", k[i].file, k[i].label);
+    if (strstr(text, "ld.local") || strstr(text, "st.local"))
+      fail_msg("%s (%s): the PTX uses local memory", k[i].file, k[i].label);
+    tl__free(text);
+    tl__free(out);
+    unlink(ptx);
+    unlink(cu);
+    tl__free(cu);
+    tl__free(ptx);
+    tl__free(src);
+    tl_ir_module_free(low);
+    tl_ir_module_free(m);
+  }
+  rmdir(dir);
+  tl__free(dir);
+}
+
 static void test_nvcc_launchers(void **state) {
   (void)state;
   if (!tl__native_available()) {
@@ -412,6 +486,7 @@ int main(void) {
     cmocka_unit_test(test_examples_nvrtc),
     cmocka_unit_test(test_cases_nvrtc),
     cmocka_unit_test(test_dialect_details),
+    cmocka_unit_test(test_tensor_core_ptx),
     cmocka_unit_test(test_nvcc_launchers),
     cmocka_unit_test(test_print_host),
   };

@@ -231,7 +231,7 @@ static void test_examples(void **state) {
                {"transpose.py", {{"M", 70}, {"N", 45}}}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     if (only && !strstr(sizes[i].file, only)) continue;
-    const cuda_example ex = {sizes[i].file, "size", {{0}}, 0, 0};
+    const cuda_example ex = {sizes[i].file, "size", {{0}}, 0, 0, 0};
     tl_ir_module *m = cuda_parse_example(&ex);
     emulate(m, tl_ir_module_func(m, 0)->name, sizes[i].dims, 2, 0, sizes[i].file);
     tl_ir_module_free(m);

@@ -79,7 +79,9 @@ static bool scan_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
   scan_ctx *cx = v->ctx;
   tl__body_scan *sc = cx->sc;
   if (e->kind == TL_EXPR_CALL) {
-    if (e->u.call.op == TL_OP_WARP_SHFL_XOR || e->u.call.op == TL_OP_MMA_M16N8K16) sc->shuffle = true;
+    if (e->u.call.op == TL_OP_WARP_SHFL_XOR || e->u.call.op == TL_OP_MMA_M16N8K16 ||
+        e->u.call.op == TL_OP_LDMATRIX_X4)
+      sc->shuffle = true;
     if (e->u.call.op == TL_OP_ATOMIC_ADD || e->u.call.op == TL_OP_ATOMIC_ADD_ELEM) sc->atomic = true;
     return true;
   }

@@ -99,6 +99,10 @@ tl_status tl__simt_shfl_xor(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, 
  * local memory; every lane of the warp must arrive (ir.h has the fragment maps).
  * An error outside SIMT execution. */
 tl_status tl__simt_mma(tl__iframe *fr, const tl_ir_expr *e, tl_dtype ab, char *d, const char *a, const char *b);
+/* TL_OP_LDMATRIX_X4 in a SIMT thread: row[0..7] are the 8 elements (dtype t) at
+ * this lane's row address, read by the lane (through the race detector); dst its
+ * 8 destination elements in local memory. Every lane of the warp must arrive. */
+tl_status tl__simt_ldmatrix(tl__iframe *fr, const tl_ir_expr *e, tl_dtype t, const tl__ival *row, bool trans, char *dst);
 /* TL_STMT_ALLOC of a shared or shared.dyn buffer in a SIMT thread: binds the
  * block's instance (made and poisoned by the first thread of the block to get here). */
 tl_status tl__simt_alloc_shared(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span);
@@ -113,6 +117,8 @@ tl_status tl__simt_atomic_add(tl__iframe *fr, const tl_ir_buffer *buf, char *p, 
 /* ------------------------------------------------ internals of simt*.c */
 
 enum { TL__SIMT_RUNNING, TL__SIMT_BARRIER, TL__SIMT_SHUFFLE, TL__SIMT_DONE };
+/* Which warp-collective a lane at TL__SIMT_SHUFFLE waits at. */
+enum { TL__SIMT_COLL_SHFL, TL__SIMT_COLL_MMA, TL__SIMT_COLL_LDMATRIX };
 
 typedef struct tl__simt tl__simt;
 typedef struct tl__simt_thread tl__simt_thread;
@@ -129,7 +135,10 @@ struct tl__simt_thread {
   int state;           /* TL__SIMT_* */
   const void *site;    /* the barrier statement or shuffle expression it waits at */
   tl_ir_span site_span;
-  bool sh_mma;         /* the collective is a TL_OP_MMA_M16N8K16 (else a shuffle): */
+  int sh_kind;         /* the collective: TL__SIMT_COLL_* */
+  tl__ival lm_row[8];  /* ldmatrix: the row this lane addressed, */
+  bool lm_trans;       /*   transposed, */
+  char *lm_dst;        /*   where its 8 elements go */
   char *mma_d;         /*   this lane's accumulators, */
   const char *mma_a, *mma_b; /* operands, */
   tl_dtype mma_ab;     /*   their dtype */

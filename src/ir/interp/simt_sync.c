@@ -83,7 +83,7 @@ tl_status tl__simt_shfl_xor(tl__iframe *fr, const tl_ir_expr *e, uint32_t lane, 
   if (mask < 0 || mask >= warp)
     return tl__interp_error(TL_ERUNTIME, e->span, "T.warp_shfl_xor: lane mask %" PRId64 " is outside the warp of %u lanes",
                             mask, warp);
-  t->sh_mma = false;
+  t->sh_kind = TL__SIMT_COLL_SHFL;
   t->sh_value = v;
   t->sh_mask = mask;
   t->sh_width = width;
@@ -109,7 +109,7 @@ tl_status tl__simt_mma(tl__iframe *fr, const tl_ir_expr *e, tl_dtype ab, char *d
   if (t->sm->warp_size != 32)
     return tl__interp_error(TL_ERUNTIME, e->span, "T.mma_m16n8k16 needs warps of 32 lanes; this launch's have %u",
                             t->sm->warp_size);
-  t->sh_mma = true;
+  t->sh_kind = TL__SIMT_COLL_MMA;
   t->mma_d = d;
   t->mma_a = a;
   t->mma_b = b;
@@ -120,6 +120,29 @@ tl_status tl__simt_mma(tl__iframe *fr, const tl_ir_expr *e, tl_dtype ab, char *d
     return tl__interp_error(TL_ERUNTIME, e->span,
                             "T.mma_m16n8k16: the warp of lane %u has %" PRId64 " lanes; the instruction needs all 32",
                             t->tid % 32, t->sh_missing);
+  return TL_OK;
+}
+
+tl_status tl__simt_ldmatrix(tl__iframe *fr, const tl_ir_expr *e, tl_dtype t, const tl__ival *row, bool trans, char *dst) {
+  tl__simt_thread *th = fr->simt;
+  if (!th)
+    return tl__interp_error(TL_EUNSUPPORTED, e->span,
+                            "T.ldmatrix_x4 outside SIMT execution: the lanes of a warp load together, only in device "
+                            "code that binds thread indices");
+  if (th->sm->warp_size != 32)
+    return tl__interp_error(TL_ERUNTIME, e->span, "T.ldmatrix_x4 needs warps of 32 lanes; this launch's have %u",
+                            th->sm->warp_size);
+  th->sh_kind = TL__SIMT_COLL_LDMATRIX;
+  for (int i = 0; i < 8; i++) th->lm_row[i] = row[i];
+  th->lm_trans = trans;
+  th->lm_dst = dst;
+  th->mma_ab = t;
+  th->sh_missing = -1;
+  TL__TRY(block_wait(th, TL__SIMT_SHUFFLE, e, e->span));
+  if (th->sh_missing >= 0)
+    return tl__interp_error(TL_ERUNTIME, e->span,
+                            "T.ldmatrix_x4: the warp of lane %u has %" PRId64 " lanes; the instruction needs all 32",
+                            th->tid % 32, th->sh_missing);
   return TL_OK;
 }
 
@@ -189,6 +212,28 @@ static void exchange(tl__simt *sm, uint32_t first, uint32_t end) {
 
 static void mma_compute(tl__simt *sm, uint32_t first);
 
+/* Every lane of a warp of 32 waits at the same T.ldmatrix_x4: matrix m's row r
+ * is what lane 8m + r addressed; each lane gets its elements of the 4 matrices. */
+static void ldmatrix_exchange(tl__simt *sm, uint32_t first, uint32_t end) {
+  if (end - first != 32) {
+    for (uint32_t i = first; i < end; i++) sm->threads[i].sh_missing = end - first;
+  } else {
+    for (uint32_t l = 0; l < 32; l++) {
+      tl__simt_thread *t = &sm->threads[first + l];
+      size_t esz = tl_dtype_bytes(t->mma_ab);
+      for (uint32_t m = 0; m < 4; m++)
+        for (uint32_t h = 0; h < 2; h++) {
+          uint32_t r = t->lm_trans ? 2 * (l % 4) + h : l / 4, c = t->lm_trans ? l / 4 : 2 * (l % 4) + h;
+          tl__iv_store(t->mma_ab, t->lm_dst + (2 * m + h) * esz, sm->threads[first + 8 * m + r].lm_row[c]);
+        }
+    }
+  }
+  for (uint32_t i = first; i < end; i++) {
+    sm->threads[i].state = TL__SIMT_RUNNING;
+    sm->nrunning++;
+  }
+}
+
 /* Every lane of a warp of 32 waits at the same T.mma_m16n8k16: the 16 x 16 A,
  * 16 x 8 B and C tiles are gathered through the fragment maps (ir.h), D computed
  * with k ascending in float32, and scattered back into the accumulators. */
@@ -256,7 +301,9 @@ static bool resolve_shuffles(tl__simt *sm) {
   for (uint32_t first = 0; first < n; first += w) {
     uint32_t end = first + w < n ? first + w : n;
     if (sm->threads[first].state != TL__SIMT_SHUFFLE) continue;
-    if (sm->threads[first].sh_mma) mma_exchange(sm, first, end);
+    int kind = sm->threads[first].sh_kind;
+    if (kind == TL__SIMT_COLL_MMA) mma_exchange(sm, first, end);
+    else if (kind == TL__SIMT_COLL_LDMATRIX) ldmatrix_exchange(sm, first, end);
     else exchange(sm, first, end);
   }
   pthread_cond_broadcast(&sm->wake);

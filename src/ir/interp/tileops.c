@@ -378,7 +378,7 @@ static tl_status run_addr(const region *r, int64_t count, const char *what, tl_i
   for (uint32_t i = 0; i < r->ndim; i++) off += r->mins[i] * r->strides[i];
   if (off < 0 || (uint64_t)(off + count) * r->esz > r->st->nbytes)
     return tl__interp_error(TL_ERUNTIME, span,
-                            "T.mma_m16n8k16: %s: elements %" PRId64 "..%" PRId64 " of buffer '%s' are outside it", what,
+                            "%s: elements %" PRId64 "..%" PRId64 " of buffer '%s' are outside it", what,
                             off, off + count - 1, r->buf->name);
   *out = r->st->data + (size_t)off * r->esz;
   return TL_OK;
@@ -398,6 +398,29 @@ static tl_status op_mma(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span)
   TL__TRY(run_addr(&A, 8, "a", span, &pa));
   TL__TRY(run_addr(&B, 4, "b", span, &pb));
   return tl__simt_mma(fr, call, A.dt, pd, pa, pb);
+}
+
+/* The warp-collective 8 x 8 matrix load (ir.h): each lane reads the row it
+ * addresses (shared memory, through the race detector), the warp's exchange
+ * hands out the elements (simt_sync.c). */
+static tl_status op_ldmatrix(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
+  region D, S;
+  int64_t trans = 0;
+  TL__TRY(eval_region(fr, call->u.call.args[0], "T.ldmatrix_x4", "dst", span, &D));
+  TL__TRY(eval_region(fr, call->u.call.args[1], "T.ldmatrix_x4", "src", span, &S));
+  TL__TRY(int_arg(fr, call->u.call.args[2], "T.ldmatrix_x4", "trans", span, &trans));
+  if (!tl_dtype_eq(D.dt, S.dt) || D.dt.bits != 16)
+    return tl__interp_error(TL_EUNSUPPORTED, span, "T.ldmatrix_x4: dst and src must have one 16-bit dtype");
+  char *pd, *ps;
+  TL__TRY(run_addr(&D, 8, "dst", span, &pd));
+  TL__TRY(run_addr(&S, 8, "src", span, &ps));
+  if ((size_t)(ps - S.st->data) % 16 != 0)
+    return tl__interp_error(TL_ERUNTIME, span, "T.ldmatrix_x4: the row address into buffer '%s' is not 16-byte aligned",
+                            S.buf->name);
+  if (!fr->simt) return tl__simt_ldmatrix(fr, call, D.dt, NULL, false, NULL); /* its error: not SIMT */
+  tl__ival row[8];
+  for (int i = 0; i < 8; i++) TL__TRY(tl__simt_load(fr, S.buf, ps + i * 2, span, &row[i]));
+  return tl__simt_ldmatrix(fr, call, D.dt, row, trans != 0, pd);
 }
 
 /* ------------------------------------------------------------ reductions */

@@ -105,6 +105,34 @@ static tl_ir_expr *one_element(tl_ir_module *mod, tl_ir_buffer *b, tl_ir_expr *a
   return tl_ir_region(mod, b, &at, &one, TL_REGION_SLICE);
 }
 
+/* Whether rows of 8 consecutive elements of the operand's last dimension start
+ * 16-byte aligned wherever the lowering points ldmatrix: the buffer compact with
+ * a last extent of a multiple of 8 (or strides: unit last, rows a multiple of 8),
+ * the region's start in that dimension a constant multiple of 8. */
+static bool ldmatrix_rows(const mma_operand *o) {
+  const tl_ir_buffer *b = o->buf;
+  int64_t row = 0, unit = 1, start = 0;
+  if (b->strides) {
+    if (!tl__is_const_int(b->strides[b->ndim - 1], &unit) || !tl__is_const_int(b->strides[b->ndim - 2], &row)) return false;
+  } else if (!tl__is_const_int(b->shape[b->ndim - 1], &row)) {
+    return false;
+  }
+  return unit == 1 && row % 8 == 0 && tl__is_const_int(o->e->u.region.mins[o->nd - 1], &start) && start % 8 == 0;
+}
+
+/* T.ldmatrix_x4(dst[at], op[row, col], trans): this lane's row address. */
+static tl_ir_stmt *ldmatrix(tl_ir_module *mod, tl_ir_buffer *dst, tl_ir_expr *at, const mma_operand *o, tl_ir_expr *row,
+                            tl_ir_expr *col, bool trans) {
+  tl_ir_expr *src = matrix_load(mod, o, row, col);
+  if (!src) return NULL;
+  tl_ir_expr *one[TL__GPU_MAX_RANK];
+  for (uint32_t d = 0; d < o->nd; d++) one[d] = tl__int_like(mod, src->u.load.indices[d], 1);
+  tl_ir_expr *args[3] = {one_element(mod, dst, at),
+                         tl_ir_region(mod, (tl_ir_buffer *)o->buf, src->u.load.indices, one, TL_REGION_SLICE),
+                         tl_ir_i32(mod, trans)};
+  return tl_ir_eval(mod, tl_ir_call(mod, TL_OP_LDMATRIX_X4, TL_DT_HANDLE, 3, args));
+}
+
 tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
   tl_ir_module *mod = c->mod;
   char why[160];
@@ -149,6 +177,18 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   tl_ir_expr *aslot = tl__add(mod, tl__mul(mod, vrr, tl_ir_i32(mod, 8)), vi);
   tl_ir_stmt *aload = tl_ir_store(mod, af, 1, &aslot, ta ? matrix_load(mod, &A, acol, arow) : matrix_load(mod, &A, arow, acol));
   aload = loop1(mod, TL_FOR_UNROLLED, rr, RR, loop1(mod, TL_FOR_UNROLLED, i, 8, aload));
+  tl_ir_expr *lane = tl__floormod(mod, c->tid, tl_ir_i32(mod, 32)), *w8 = tl__mul(mod, tl__floordiv(mod, c->tid, tl_ir_i32(mod, 32)), tl_ir_i32(mod, 8));
+  tl_ir_expr *l8 = tl__floormod(mod, lane, tl_ir_i32(mod, 8)), *m = tl__floordiv(mod, lane, tl_ir_i32(mod, 8));
+  if (!ta && ldmatrix_rows(&A)) {
+    /* Lane l addresses row l%8 of matrix l/8: the tile's row (l%8) + 8*((l/8)%2), k + 8*(l/16). */
+    tl_ir_var *rl = new_var(mod, "rr");
+    TL__TRY(tl__built(mod, rl));
+    tl_ir_expr *vrl = tl_ir_var_ref(mod, rl);
+    tl_ir_expr *row = tl__add(mod, tl__mul(mod, tl__add(mod, tl__add(mod, tl__mul(mod, vrl, tl_ir_i32(mod, TR)), w8), l8), tl_ir_i32(mod, 2)),
+                              tl__floormod(mod, m, tl_ir_i32(mod, 2)));
+    tl_ir_expr *col = tl__add(mod, k0, tl__mul(mod, tl__floordiv(mod, m, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 8)));
+    aload = loop1(mod, TL_FOR_UNROLLED, rl, RR, ldmatrix(mod, af, tl__mul(mod, vrl, tl_ir_i32(mod, 8)), &A, row, col, false));
+  }
 
   /* b_frag[rc*4 + j] = op(B)[kk*16 + 2q + j%2 + 8*(j/2), rc*8 + g] */
   tl_ir_expr *bk = tl__add(mod, tl__add(mod, k0, q2),
@@ -158,6 +198,19 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   tl_ir_expr *bslot = tl__add(mod, tl__mul(mod, vrc, tl_ir_i32(mod, 4)), vj);
   tl_ir_stmt *bload = tl_ir_store(mod, bf, 1, &bslot, tb ? matrix_load(mod, &B, bn, bk) : matrix_load(mod, &B, bk, bn));
   bload = loop1(mod, TL_FOR_UNROLLED, rc, RC, loop1(mod, TL_FOR_UNROLLED, j, 4, bload));
+  if (RC % 2 == 0 && ldmatrix_rows(&B)) {
+    /* Two 8-column tiles a load, rc = 2p and 2p + 1: lane l addresses row l%8 of
+     * matrix m = l/8, k + l%8 + 8*(m%2) at column (2p + m/2)*8 of B[K, N] (.trans),
+     * or row (2p + m/2)*8 + l%8, k + 8*(m%2) of B[N, K]. */
+    tl_ir_var *p2 = new_var(mod, "rc");
+    TL__TRY(tl__built(mod, p2));
+    tl_ir_expr *vp = tl_ir_var_ref(mod, p2);
+    tl_ir_expr *n0 = tl__mul(mod, tl__add(mod, tl__mul(mod, vp, tl_ir_i32(mod, 2)), tl__floordiv(mod, m, tl_ir_i32(mod, 2))), tl_ir_i32(mod, 8));
+    tl_ir_expr *kh = tl__mul(mod, tl__floormod(mod, m, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 8));
+    tl_ir_stmt *ld = tb ? ldmatrix(mod, bf, tl__mul(mod, vp, tl_ir_i32(mod, 8)), &B, tl__add(mod, n0, l8), tl__add(mod, k0, kh), false)
+                        : ldmatrix(mod, bf, tl__mul(mod, vp, tl_ir_i32(mod, 8)), &B, tl__add(mod, tl__add(mod, k0, l8), kh), n0, true);
+    bload = loop1(mod, TL_FOR_UNROLLED, p2, RC / 2, ld);
+  }
 
   /* one instruction per 16 x 8 tile */
   tl_ir_expr *vrr2 = tl_ir_var_ref(mod, rr2), *vrc2 = tl_ir_var_ref(mod, rc2);

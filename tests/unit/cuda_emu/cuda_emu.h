@@ -102,6 +102,29 @@ inline void tl_mma_m16n8k16_bf16(float *d, const __nv_bfloat16 *a, const __nv_bf
   tl_emu_mma(d, a, b, [](__nv_bfloat16 h) { return __bfloat162float(h); });
 }
 
+/* ldmatrix.x4 as the interpreter defines it (TL_OP_LDMATRIX_X4 in ir.h): lanes
+ * publish their row addresses, each lane gathers its elements of the 4 matrices. */
+#define TL_HELPER_LDMATRIX_F16
+#define TL_HELPER_LDMATRIX_BF16
+static const void *tl_emu_lm_rows[1024];
+
+template <typename H>
+inline void tl_emu_ldmatrix(H *d, const H *s, int trans) {
+  unsigned t = tl_emu_linear_tid(), w0 = t - t % 32u, l = t % 32u;
+  tl_emu_lm_rows[t] = s;
+  __syncthreads();
+  H out[8];
+  for (unsigned m = 0; m < 4; m++)
+    for (unsigned h = 0; h < 2; h++) {
+      unsigned r = trans ? 2 * (l % 4) + h : l / 4, c = trans ? l / 4 : 2 * (l % 4) + h;
+      out[2 * m + h] = static_cast<const H *>(tl_emu_lm_rows[w0 + 8 * m + r])[c];
+    }
+  __syncthreads();
+  for (int i = 0; i < 8; i++) d[i] = out[i];
+}
+inline void tl_ldmatrix_x4_f16(__half *d, const __half *s, int trans) { tl_emu_ldmatrix(d, s, trans); }
+inline void tl_ldmatrix_x4_bf16(__nv_bfloat16 *d, const __nv_bfloat16 *s, int trans) { tl_emu_ldmatrix(d, s, trans); }
+
 template <typename T>
 inline T tl_emu_atomic_add(T *a, T v) {
   std::lock_guard<std::mutex> g(tl_emu_atomic_lock);
