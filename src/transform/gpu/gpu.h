@@ -8,6 +8,8 @@
  *   lower_simt.c     the pass gpu_lower_simt: thread binding, T.Parallel loops,
  *                    fragments as per-thread buffers, block-level statements
  *   gemm.c           T.gemm over a distributed accumulator (register micro-tiles)
+ *   gemm_mma.c       T.gemm on the tensor cores (ldmatrix, mma.sync)
+ *   pad_shared.c     the pass gpu_pad_shared (conflict-free rows for ldmatrix)
  *   reduce.c         T.reduce_* (per-thread partials, warp shuffles, shared memory)
  *   scan.c           T.cumsum (one thread per line)
  *   shared_memory.c  the pass gpu_plan_shared_memory (hoisting, static or dynamic)
@@ -278,6 +280,8 @@ int64_t tl__gpu_dyn_shared_bytes(const tl_ir_stmt *body);
 
 /* ----------------------------------------------------------------- passes */
 
+/* Padded row pitches for shared operands of tensor-core gemms (pad_shared.c). */
+tl_status tl__pass_gpu_pad_shared(tl_ir_module *mod, const tl_target *target);
 /* Thread binding, T.Parallel distribution, fragments, tile ops (lower_simt.c). */
 tl_status tl__pass_gpu_lower_simt(tl_ir_module *mod, const tl_target *target);
 /* Shared memory: hoisting, static or dynamic, limits (shared_memory.c). */

@@ -53,8 +53,8 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__
   const int tx = threadIdx.x;
   const int by = blockIdx.y;
   const int bx = blockIdx.x;
-  __shared__ __align__(16) __half A_shared[2048];
-  __shared__ __align__(16) __half B_shared[2048];
+  __shared__ __align__(16) __half A_shared[2552];
+  __shared__ __align__(16) __half B_shared[2296];
   __align__(16) float C_local[32];
   #pragma unroll
   for (int rc = 0; rc < 8; ++rc) {
@@ -70,20 +70,20 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__
     __syncthreads();
     #pragma unroll
     for (int rr = 0; rr < 2; ++rr) {
-      *(uint4 *)&A_shared[(rr * 32 + tx / 4) * 32 + tx % 4 * 8] = *(const uint4 *)&A[(by * 64 + (rr * 32 + tx / 4)) * 128 + (k * 32 + tx % 4 * 8)];
+      *(uint4 *)&A_shared[(rr * 32 + tx / 4) * 40 + tx % 4 * 8] = *(const uint4 *)&A[(by * 64 + (rr * 32 + tx / 4)) * 128 + (k * 32 + tx % 4 * 8)];
     }
     #pragma unroll
     for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
-      *(uint4 *)&B_shared[(rr_1 * 16 + tx / 8) * 64 + tx % 8 * 8] = *(const uint4 *)&B[(k * 32 + (rr_1 * 16 + tx / 8)) * 256 + (bx * 64 + tx % 8 * 8)];
+      *(uint4 *)&B_shared[(rr_1 * 16 + tx / 8) * 72 + tx % 8 * 8] = *(const uint4 *)&B[(k * 32 + (rr_1 * 16 + tx / 8)) * 256 + (bx * 64 + tx % 8 * 8)];
     }
     __syncthreads();
     __align__(16) __half a_frag[8];
     __align__(16) __half b_frag[32];
     for (int kk = 0; kk < 2; ++kk) {
-      tl_ldmatrix_x4_f16(&a_frag[0], &A_shared[((tx / 32 * 8 + tx % 32 % 8) * 2 + tx % 32 / 8 % 2) * 32 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
+      tl_ldmatrix_x4_f16(&a_frag[0], &A_shared[((tx / 32 * 8 + tx % 32 % 8) * 2 + tx % 32 / 8 % 2) * 40 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
       #pragma unroll
       for (int rc_1 = 0; rc_1 < 4; ++rc_1) {
-        tl_ldmatrix_x4_f16(&b_frag[rc_1 * 8], &B_shared[(kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 64 + (rc_1 * 2 + tx % 32 / 8 / 2) * 8], 1);
+        tl_ldmatrix_x4_f16(&b_frag[rc_1 * 8], &B_shared[(kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 72 + (rc_1 * 2 + tx % 32 / 8 / 2) * 8], 1);
       }
       #pragma unroll
       for (int rc_2 = 0; rc_2 < 8; ++rc_2) {
