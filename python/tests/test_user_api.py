@@ -31,6 +31,10 @@ def test_alias_resolves_to_this_package():
     import tilelang.language as T
 
     assert tilelang is tb and T is tb.language
+    import tilelang.jit  # the module: tilelang.jit stays the decorator, as upstream's
+    from tilelang.jit import JITKernel
+
+    assert tilelang.jit is tb.jit and callable(tb.jit) and JITKernel is tb.JITKernel
     assert kernels.T.float16 == "float16" and repr(kernels.T.float16) == "T.float16"
 
 
@@ -224,6 +228,10 @@ def test_profiler():
     assert p2.do_bench(warmup=1, rep=5) > 0
     with pytest.raises(ValueError, match="symbolic dims"):
         p.do_bench()
+    zeros = tb.Profiler(k2, tb.profiler.TensorSupplyType.Zero)
+    zeros.assert_allclose(lambda a: [0.0] * 16, atol=0, rtol=0)
+    (a,) = p2._get_inputs()
+    assert all(-1.0 <= x <= 1.0 for x in a.tolist()) and len(set(a.tolist())) > 1
 
 
 def test_errors():

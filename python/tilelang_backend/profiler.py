@@ -3,7 +3,8 @@
 Inputs are made for the kernel's input parameters (``input_tensors`` overrides):
 torch tensors on the target's device when torch is installed, else NumPy arrays,
 else buffer-protocol tensors (``tilelang_backend.tensor``), filled with
-reproducible pseudo-random values (normal-ish in [-1, 1); integers in [-2, 2]).
+reproducible pseudo-random values (uniform in [-1, 1); integers in [-2, 2], unsigned
+and bool in [0, 2] / [0, 1]; ``TensorSupplyType.Zero``/``One``: constants).
 ``do_bench`` times with CUDA events when torch's CUDA is in use, else with
 ``time.perf_counter``; warmup and rep are in milliseconds as upstream's (the number
 of runs is derived from a first estimate), and the result is milliseconds.
@@ -87,19 +88,32 @@ class Profiler:
             raise ValueError(
                 f"parameter '{p.name}' has symbolic dims {p.shape}: pass input_tensors= (the profiler cannot choose them)"
             )
-        n = math.prod(p.shape)
-        values = [self._value(p.dtype) for _ in range(n)]
+        integer = p.dtype.startswith(("int", "uint")) or p.dtype == "bool" or self.supply == TensorSupplyType.Integer
+        constant = {TensorSupplyType.Zero: 0, TensorSupplyType.One: 1}.get(self.supply)
+        low = 0 if p.dtype == "bool" or p.dtype.startswith("uint") else -2
+        high = 1 if p.dtype == "bool" else 2
         torch = _torch()
         device_type = self.kernel.target.device_type
         if torch is not None:
             dev = "cuda" if device_type == 2 else "cpu"
             dt = getattr(torch, p.dtype)
-            return torch.tensor(values, dtype=torch.float64).reshape(p.shape).to(dtype=dt, device=dev)
+            gen = torch.Generator(device=dev).manual_seed(0)
+            if constant is not None:
+                return torch.full(p.shape, constant, dtype=dt, device=dev)
+            if integer:
+                return torch.randint(low, high + 1, p.shape, generator=gen, device=dev).to(dt)
+            return (torch.rand(p.shape, generator=gen, device=dev) * 2 - 1).to(dt)
         if device_type != 1:
             raise RuntimeError(f"inputs for a {self.kernel.target.kind} kernel need torch (not installed)")
         np = _numpy()
         if np is not None:
-            return np.array(values, dtype="float64").reshape(p.shape).astype(p.dtype)
+            rng = np.random.default_rng(0)
+            if constant is not None:
+                return np.full(p.shape, constant, dtype=p.dtype)
+            if integer:
+                return rng.integers(low, high + 1, p.shape).astype(p.dtype)
+            return rng.uniform(-1.0, 1.0, p.shape).astype(p.dtype)
+        values = [self._value(p.dtype) for _ in range(math.prod(p.shape))]
         return _tensor.from_list(values, p.dtype, p.shape)
 
     def _get_inputs(self, with_output: bool = False):

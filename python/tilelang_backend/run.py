@@ -58,10 +58,16 @@ class UpstreamAliasFinder(importlib.abc.MetaPathFinder):
 
 
 def install() -> UpstreamAliasFinder:
-    """Makes ``tilelang`` resolve to this package in this process (idempotent)."""
+    """Makes ``tilelang`` resolve to this package in this process (idempotent).
+
+    The provided modules are entered in ``sys.modules`` at once: had the import
+    system loaded ``tilelang.jit`` through the finder, it would have set the module
+    as the ``jit`` attribute of ``tilelang`` (this package), hiding the decorator."""
     for f in sys.meta_path:
         if isinstance(f, UpstreamAliasFinder):
             return f
+    for alias, ours in PROVIDED.items():
+        sys.modules[alias] = importlib.import_module(ours)
     finder = UpstreamAliasFinder()
     sys.meta_path.insert(0, finder)
     return finder
