@@ -141,7 +141,7 @@ static void run_case(size_t ci, const char *cache, const char *data_dir) {
     binds[nb].name = names[nb];
     binds[nb].value = values[nb];
   }
-  tl_ir_parse_options po = {sizeof po, binds, nb, NULL};
+  tl_ir_parse_options po = {sizeof po, binds, nb, NULL, false};
   tl_ir_module *m = NULL;
   if (tl_ir_parse_file(path, &po, &m) != TL_OK) die(bc->name);
   tl_compile_options o;

@@ -54,7 +54,7 @@ static inline void cb_open(void) {
 static inline tl_ir_module *cb_parse(const char *file, const tl_ir_const_binding *b, size_t nb) {
   char path[1024];
   snprintf(path, sizeof path, "%s/bench/device/kernels/%s", TL_SOURCE_DIR, file);
-  tl_ir_parse_options o = {sizeof o, b, nb, NULL};
+  tl_ir_parse_options o = {sizeof o, b, nb, NULL, false};
   tl_ir_module *m = NULL;
   if (tl_ir_parse_file(path, &o, &m) != TL_OK) {
     fprintf(stderr, "%s: %s\n", file, tl_last_error());

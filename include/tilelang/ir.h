@@ -591,6 +591,10 @@ typedef struct tl_ir_parse_options {
    * runs when it is called), so their unbound parameters are no error. A name
    * the file does not define is TL_EINVAL naming the functions it has. */
   const char *func;
+  /* Since the field was added: bindings that match nothing are not an error.
+   * Language bindings set it: they bind every value a function closes over (its
+   * globals and closure cells), not all of which the front end reads. */
+  bool ignore_unused_consts;
 } tl_ir_parse_options;
 
 /* Parses kernel text in TileLang's Python DSL (the subset documented in

@@ -5,6 +5,11 @@
  * are read: "dltensor" (DLManagedTensor) and "dltensor_versioned"
  * (DLManagedTensorVersioned, DLPack >= 1.0).
  *
+ * Objects without __dlpack__ that export a writable buffer (the buffer protocol:
+ * array.array, memoryview, bytearray, ctypes arrays) are CPU tensors: the buffer's
+ * format is the dtype, its shape and strides the tensor's. A memoryview of the
+ * object holds the buffer for the call.
+ *
  * torch tensors take a faster path: torch's __dlpack__ is Python code costing
  * microseconds, so the few fields needed (data_ptr, shape, strides, dtype, device) are
  * read from the tensor's C methods into a DLTensor owned by the call. */
@@ -131,15 +136,86 @@ static int torch_import(PyObject *o, tlpy_tensor *out) {
   return 0;
 }
 
+/* The DLPack dtype of a struct-module format ("f", "<f", "=d", ...); -1 if none. */
+static int buffer_dtype(const char *fmt, Py_ssize_t itemsize, DLDataType *out) {
+  if (!fmt) fmt = "B";
+  if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++; /* native or little-endian (this library's hosts) */
+  if (!fmt[0] || fmt[1]) return -1;
+  int code;
+  switch (fmt[0]) {
+  case 'e': case 'f': case 'd': code = kDLFloat; break;
+  case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': code = kDLInt; break;
+  case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': code = kDLUInt; break;
+  case '?': code = 6; break; /* kDLBool */
+  default: return -1;
+  }
+  out->code = (uint8_t)code;
+  out->bits = (uint8_t)(itemsize * 8);
+  out->lanes = 1;
+  return 0;
+}
+
+/* The buffer-protocol path: a writable CPU buffer as a DLTensor owned by the call. */
+static int buffer_import(PyObject *o, tlpy_tensor *out) {
+  PyObject *mv = PyMemoryView_FromObject(o);
+  if (!mv) return -1;
+  const Py_buffer *b = PyMemoryView_GET_BUFFER(mv);
+  DLTensor *t = &out->own;
+  memset(t, 0, sizeof *t);
+  if (b->readonly) {
+    PyErr_Format(PyExc_TypeError, "a %.100s is a read-only buffer; kernels take writable ones (bytearray, array.array)",
+                 Py_TYPE(o)->tp_name);
+    goto fail;
+  }
+  if (buffer_dtype(b->format, b->itemsize, &t->dtype) < 0) {
+    PyErr_Format(PyExc_TypeError, "buffer format '%s' of a %.100s has no tensor dtype (use f, d, e, b, B, h, H, i, I, q, Q, ?)",
+                 b->format ? b->format : "B", Py_TYPE(o)->tp_name);
+    goto fail;
+  }
+  if (b->ndim > TLPY_MAX_NDIM) {
+    PyErr_Format(PyExc_ValueError, "tensors of rank %d are not supported (at most %d)", b->ndim, TLPY_MAX_NDIM);
+    goto fail;
+  }
+  for (int i = 0; i < b->ndim; i++) {
+    out->shape[i] = b->shape[i];
+    Py_ssize_t st = b->strides ? b->strides[i] : 0;
+    if (b->strides && st % b->itemsize != 0) {
+      PyErr_SetString(PyExc_ValueError, "buffer strides that are not a multiple of the item size are not supported");
+      goto fail;
+    }
+    out->strides[i] = b->strides ? st / b->itemsize : 0;
+  }
+  if (!b->strides) { /* C-contiguous */
+    int64_t acc = 1;
+    for (int i = b->ndim - 1; i >= 0; i--) {
+      out->strides[i] = acc;
+      acc *= b->shape[i];
+    }
+  }
+  t->data = b->buf;
+  t->device.device_type = kDLCPU;
+  t->ndim = b->ndim;
+  t->shape = out->shape;
+  t->strides = out->strides;
+  out->tensor = t;
+  out->keep = mv;
+  out->is_buffer = 1;
+  return 0;
+fail:
+  Py_DECREF(mv);
+  return -1;
+}
+
 int tlpy_tensor_import(PyObject *o, tlpy_tensor *out) {
   memset(out, 0, sizeof *out);
   if (tlpy_is_torch_tensor(o)) return torch_import(o, out);
+  if (PyObject_CheckBuffer(o) && !PyObject_HasAttr(o, s_dlpack)) return buffer_import(o, out);
   PyObject *cap = PyObject_CallMethodNoArgs(o, s_dlpack);
   if (!cap) {
     if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
       PyErr_Clear();
       PyErr_Format(PyExc_TypeError,
-                   "expected a tensor (an object with __dlpack__) or a Python scalar, not %.100s",
+                   "expected a tensor (an object with __dlpack__ or a writable buffer) or a Python scalar, not %.100s",
                    Py_TYPE(o)->tp_name);
     }
     return -1;

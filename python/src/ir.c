@@ -216,12 +216,18 @@ int tlpy_parse_options(PyObject *params, tl_ir_parse_options *opts, tl_ir_const_
   return 0;
 }
 
-/* IRModule.from_script(source, filename='<string>', params=None) */
+/* IRModule.from_script(source, filename='<string>', params=None, func=None,
+ * ignore_unused_params=False): func elaborates only that function (the others are
+ * not run); ignore_unused_params drops bindings nothing reads (the user API binds
+ * every value a function closes over). */
 static PyObject *ir_from_script(PyObject *cls, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"source", "filename", "params", NULL};
-  const char *source, *filename = "<string>";
+  static char *kwlist[] = {"source", "filename", "params", "func", "ignore_unused_params", NULL};
+  const char *source, *filename = "<string>", *func = NULL;
   PyObject *params = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|sO:from_script", kwlist, &source, &filename, &params)) return NULL;
+  int ignore_unused = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|sOzp:from_script", kwlist, &source, &filename, &params, &func,
+                                   &ignore_unused))
+    return NULL;
   PyObject *keep = PyList_New(0);
   tl_ir_parse_options opts;
   tl_ir_const_binding *b;
@@ -229,6 +235,8 @@ static PyObject *ir_from_script(PyObject *cls, PyObject *args, PyObject *kwargs)
     Py_XDECREF(keep);
     return NULL;
   }
+  opts.func = func;
+  opts.ignore_unused_consts = ignore_unused;
   tl_ir_module *mod = NULL;
   tl_status s;
   TLPY_NOGIL(s = tl_ir_parse(source, filename, &opts, &mod));
@@ -236,6 +244,118 @@ static PyObject *ir_from_script(PyObject *cls, PyObject *args, PyObject *kwargs)
   Py_DECREF(keep);
   if (s != TL_OK) return tlpy_raise(s);
   return tlpy_ir_own(mod);
+}
+
+static tl_ir_func *func_arg(tl_ir_module *mod, PyObject *name_o) {
+  const char *name;
+  if (tlpy_str_arg(name_o, "func", 1, &name) < 0) return NULL;
+  if (!name && tl_ir_module_num_funcs(mod) == 1) return tl_ir_module_func(mod, 0);
+  tl_ir_func *f = name ? tl_ir_module_find_func(mod, name) : NULL;
+  if (!f) PyErr_Format(PyExc_ValueError, "the module has no function %s", name ? name : "(None: it has several)");
+  return f;
+}
+
+/* One dimension as Python: an int, the name of a symbolic var, or None (an
+ * expression of them). */
+static PyObject *dim_value(const tl_ir_expr *e) {
+  if (e->kind == TL_EXPR_INT) return PyLong_FromLongLong(e->u.int_value);
+  if (e->kind == TL_EXPR_VAR) return PyUnicode_FromString(e->u.var->name);
+  Py_RETURN_NONE;
+}
+
+/* signature(func=None): the parameters as (name, kind, dtype, shape, is_output),
+ * kind "tensor" (shape: a tuple of ints, symbolic names, None for expressions) or
+ * "scalar" (shape None). The user API's jit binds T.const dims from it. */
+static PyObject *ir_signature(PyObject *self, PyObject *args) {
+  PyObject *name_o = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:signature", &name_o)) return NULL;
+  tl_ir_module *mod = tlpy_ir_get(self);
+  tl_ir_func *f = mod ? func_arg(mod, name_o) : NULL;
+  if (!f) return NULL;
+  PyObject *list = PyTuple_New(f->nparams);
+  for (uint32_t i = 0; list && i < f->nparams; i++) {
+    const tl_ir_param *p = &f->params[i];
+    char dt[32];
+    const tl_ir_buffer *b = p->kind == TL_PARAM_BUFFER ? p->buffer : NULL;
+    const char *dn = tl_dtype_name(b ? b->dtype : p->var->dtype, dt, sizeof dt);
+    PyObject *shape = Py_None;
+    if (b) {
+      shape = PyTuple_New(b->ndim);
+      for (uint32_t d = 0; shape && d < b->ndim; d++) {
+        PyObject *v = dim_value(b->shape[d]);
+        if (!v) Py_CLEAR(shape);
+        else PyTuple_SET_ITEM(shape, d, v);
+      }
+      if (!shape) Py_CLEAR(list);
+    } else {
+      Py_INCREF(shape);
+    }
+    PyObject *row = list ? Py_BuildValue("(ssNO)", p->name, b ? "tensor" : "scalar", shape, p->is_output ? Py_True : Py_False) : NULL;
+    if (!row) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyObject *full = Py_BuildValue("(OOsOO)", PyTuple_GET_ITEM(row, 0), PyTuple_GET_ITEM(row, 1), dn ? dn : "?",
+                                   PyTuple_GET_ITEM(row, 2), PyTuple_GET_ITEM(row, 3));
+    Py_DECREF(row);
+    if (!full) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyTuple_SET_ITEM(list, i, full);
+  }
+  return list;
+}
+
+/* set_out_idx(func, out_idx): marks parameters as outputs (upstream's
+ * compile(..., out_idx=)): an int or a sequence of ints, negative from the end;
+ * each must name a tensor parameter. Nothing changes on an error. */
+static PyObject *ir_set_out_idx(PyObject *self, PyObject *args) {
+  PyObject *name_o, *idx_o;
+  if (!PyArg_ParseTuple(args, "OO:set_out_idx", &name_o, &idx_o)) return NULL;
+  tl_ir_module *mod = tlpy_ir_get(self);
+  tl_ir_func *f = mod ? func_arg(mod, name_o) : NULL;
+  if (!f) return NULL;
+  PyObject *seq = PyLong_Check(idx_o) ? PyTuple_Pack(1, idx_o) : PySequence_Tuple(idx_o);
+  if (!seq) {
+    if (PyErr_ExceptionMatches(PyExc_TypeError))
+      PyErr_Format(PyExc_TypeError, "out_idx must be an int or a list of ints, not %.100s", Py_TYPE(idx_o)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(seq);
+  uint8_t *mark = PyMem_Calloc(f->nparams + 1, 1);
+  if (!mark) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = PyTuple_GET_ITEM(seq, i);
+    if (!PyLong_Check(x) || PyBool_Check(x)) {
+      PyErr_Format(PyExc_TypeError, "out_idx must be an int or a list of ints, not a list holding %.100s",
+                   Py_TYPE(x)->tp_name);
+      goto fail;
+    }
+    long long k = PyLong_AsLongLong(x), j = k < 0 ? k + f->nparams : k;
+    if (PyErr_Occurred()) goto fail;
+    if (j < 0 || j >= (long long)f->nparams) {
+      PyErr_Format(PyExc_ValueError, "out_idx %lld is out of range for %u parameters of '%s'", k, f->nparams, f->name);
+      goto fail;
+    }
+    if (f->params[j].kind != TL_PARAM_BUFFER) {
+      PyErr_Format(PyExc_ValueError, "out_idx %lld names the scalar parameter '%s'; outputs must be tensors", k,
+                   f->params[j].name);
+      goto fail;
+    }
+    mark[j] = 1;
+  }
+  for (uint32_t i = 0; i < f->nparams; i++) f->params[i].is_output |= mark[i];
+  PyMem_Free(mark);
+  Py_DECREF(seq);
+  Py_RETURN_NONE;
+fail:
+  PyMem_Free(mark);
+  Py_DECREF(seq);
+  return NULL;
 }
 
 /* IRModule.from_file(path, params=None) */
@@ -312,8 +432,12 @@ static PyMethodDef ir_methods[] = {
     {"set_attr", ir_set_attr, METH_VARARGS, "set_attr(key, value): set a module attribute (int or str) in place."},
     {"copy", ir_copy, METH_NOARGS, "A deep copy of the module."},
     {"from_script", (PyCFunction)(void (*)(void))ir_from_script, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "IRModule.from_script(source, filename='<string>', params=None): parse TileLang script (params bind\n"
+     "IRModule.from_script(source, filename='<string>', params=None, func=None, ignore_unused_params=False): parse TileLang script (params bind\n"
      "module-level constants: bool/int/float, or a str such as a dtype name)."},
+    {"signature", ir_signature, METH_VARARGS,
+     "signature(func=None): the parameters as (name, 'tensor'|'scalar', dtype, shape, is_output)."},
+    {"set_out_idx", ir_set_out_idx, METH_VARARGS,
+     "set_out_idx(func, out_idx): marks the parameters out_idx names (int or list, negative from the end) as outputs."},
     {"from_file", (PyCFunction)(void (*)(void))ir_from_file, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "IRModule.from_file(path, params=None): parse a TileLang script file."},
     {"script", ir_script, METH_NOARGS, "The module as TileLang script text."},

@@ -62,7 +62,11 @@ static int sym_value(tlpy_KernelObject *k, const tl_value *values, const uint8_t
 }
 
 /* The framework that allocates outputs: that of the first tensor input. */
-typedef enum { ALLOC_NUMPY, ALLOC_TORCH, ALLOC_MODULE } alloc_kind;
+typedef enum { ALLOC_NUMPY, ALLOC_TORCH, ALLOC_MODULE, ALLOC_BUFFER } alloc_kind;
+
+/* tilelang_backend.tensor.empty(shape, dtype): the outputs of calls whose inputs are
+ * buffer-protocol objects (or when NumPy is not installed); set by the package. */
+static PyObject *g_buffer_empty;
 
 static PyObject *torch_dtype(const char *name) {
   return PyObject_GetAttrString(g_torch, strcmp(name, "bool") == 0 ? "bool" : name);
@@ -119,6 +123,7 @@ static PyObject *alloc_output(tlpy_KernelObject *k, uint32_t p, const tl_value *
       Py_XDECREF(modname);
       if (!empty) PyErr_Clear();
     }
+    if (!empty && kind == ALLOC_BUFFER) empty = Py_NewRef(g_buffer_empty);
     if (!empty) empty = Py_NewRef(g_numpy_empty);
     PyObject *dt = PyUnicode_FromString(name);
     if (dt) {
@@ -134,9 +139,15 @@ static PyObject *alloc_output(tlpy_KernelObject *k, uint32_t p, const tl_value *
   return r;
 }
 
+/* NumPy's empty, else (NumPy not installed) the package's buffer factory. */
 static int ensure_numpy(void) {
   if (g_numpy_empty) return 0;
   PyObject *np = PyImport_ImportModule("numpy");
+  if (!np && g_buffer_empty && PyErr_ExceptionMatches(PyExc_ImportError)) {
+    PyErr_Clear();
+    g_numpy_empty = Py_NewRef(g_buffer_empty);
+    return 0;
+  }
   if (!np) return -1;
   g_numpy_empty = PyObject_GetAttr(np, s_empty);
   Py_DECREF(np);
@@ -222,7 +233,7 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
   PyObject *result = NULL;
   size_t nouts = 0, converted = 0;
   PyObject *first_tensor = NULL;
-  int first_is_torch = 0;
+  int first_is_torch = 0, first_is_buffer = 0;
 
   /* Inputs, into their parameter slots. */
   for (size_t i = 0, slot = 0; i < (size_t)n; i++, slot++) {
@@ -234,6 +245,7 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
     if (values[slot].kind == TL_VALUE_TENSOR && !first_tensor) {
       first_tensor = args[i];
       first_is_torch = tensors[slot].is_torch;
+      first_is_buffer = tensors[slot].is_buffer;
     }
   }
   if (allocate) {
@@ -242,10 +254,16 @@ static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t
     if (first_tensor && first_is_torch) {
       if (ensure_torch() < 0) goto out;
       kind = ALLOC_TORCH;
+    } else if (first_tensor && first_is_buffer) {
+      kind = ALLOC_BUFFER;
     } else if (first_tensor && !PyObject_HasAttrString((PyObject *)Py_TYPE(first_tensor), "__array_interface__")) {
       kind = ALLOC_MODULE;
     }
-    if (ensure_numpy() < 0) goto out;
+    if (kind == ALLOC_BUFFER && !g_buffer_empty) {
+      PyErr_SetString(PyExc_RuntimeError, "no buffer factory installed (tilelang_backend.tensor)");
+      goto out;
+    }
+    if (kind != ALLOC_BUFFER && ensure_numpy() < 0) goto out;
     for (uint32_t p = 0; p < np; p++) {
       if (!k->table->params[p].is_output) continue;
       PyObject *o = alloc_output(k, p, values, given, kind, first_tensor);
@@ -492,6 +510,41 @@ out:
   return r;
 }
 
+/* _C.tensor_info(obj): (shape, dtype name, DLPack device type) of a tensor argument,
+ * read as a call reads it; None for what a call takes as a scalar (bool, int, float).
+ * The user API's jit keys its cache on it. */
+static PyObject *tensor_info(PyObject *self, PyObject *o) {
+  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o)) Py_RETURN_NONE;
+  tlpy_tensor t;
+  if (tlpy_tensor_import(o, &t) < 0) return NULL;
+  const DLTensor *dl = t.tensor;
+  PyObject *r = NULL, *shape = PyTuple_New(dl->ndim);
+  char name[32];
+  tl_dtype dt = {.code = dl->dtype.code, .bits = dl->dtype.bits, .lanes = dl->dtype.lanes};
+  if (shape && dtype_name(dt, name, sizeof name) == 0) {
+    int ok = 1;
+    for (int i = 0; ok && i < dl->ndim; i++) {
+      PyObject *d = PyLong_FromLongLong(dl->shape[i]);
+      if (!d) ok = 0;
+      else PyTuple_SET_ITEM(shape, i, d);
+    }
+    if (ok) r = Py_BuildValue("(Osi)", shape, name, (int)dl->device.device_type);
+  }
+  Py_XDECREF(shape);
+  tlpy_tensor_release(&t);
+  return r;
+}
+
+/* _C._set_buffer_factory(empty): empty(shape, dtype) makes a buffer-protocol output. */
+static PyObject *set_buffer_factory(PyObject *self, PyObject *f) {
+  if (!PyCallable_Check(f)) {
+    PyErr_SetString(PyExc_TypeError, "the buffer factory must be callable");
+    return NULL;
+  }
+  Py_XSETREF(g_buffer_empty, Py_NewRef(f));
+  Py_RETURN_NONE;
+}
+
 static PyObject *kernel_cache_clear_memory(PyObject *self, PyObject *unused) {
   tl_kernel_cache_clear_memory();
   Py_RETURN_NONE;
@@ -501,6 +554,8 @@ PyMethodDef tlpy_kernel_methods[] = {
     {"compile", compile_kernel, METH_VARARGS, NULL},
     {"time_calls", (PyCFunction)(void (*)(void))time_calls, METH_FASTCALL | METH_KEYWORDS,
      "time_calls(kernel, iters, *args, stream=0): nanoseconds for `iters` tl_kernel_call calls (benchmarks)."},
+    {"tensor_info", tensor_info, METH_O, "tensor_info(obj): (shape, dtype, device_type) of a tensor argument, None for a scalar."},
+    {"_set_buffer_factory", set_buffer_factory, METH_O, "Sets the factory of buffer-protocol outputs."},
     {"kernel_cache_clear_memory", kernel_cache_clear_memory, METH_NOARGS,
      "Drop every kernel held in the in-memory kernel cache."},
     {NULL},

@@ -14,12 +14,14 @@ typedef struct tlpy_tensor {
   DLTensor own;      /* filled on the torch path */
   int64_t shape[TLPY_MAX_NDIM], strides[TLPY_MAX_NDIM];
   int is_torch;
+  int is_buffer;      /* read through the buffer protocol (keep: a memoryview) */
 } tlpy_tensor;
 
 int tlpy_dlpack_init(void);
 /* True if o is a torch.Tensor (only when the user has imported torch). */
 int tlpy_is_torch_tensor(PyObject *o);
-/* Borrows o's tensor for one call; -1 with an exception. Release with
+/* Borrows o's tensor for one call (__dlpack__, a torch tensor, or a writable CPU
+ * buffer of the buffer protocol: array.array, memoryview, ctypes arrays); -1 with an exception. Release with
  * tlpy_tensor_release. */
 int tlpy_tensor_import(PyObject *o, tlpy_tensor *out);
 void tlpy_tensor_release(tlpy_tensor *t);

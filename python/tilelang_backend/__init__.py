@@ -4,7 +4,10 @@ tilelang-backend C library.
 Submodules mirror the seed API: ``module`` (BackendModule, BackendContext,
 register_backend, get_backend, list_backends, create_backend_context),
 ``device_codegen``, ``host_codegen``, plus ``Target``, ``ExecutionBackendSpec``,
-``PassPipeline`` and ``compile`` (a callable ``Kernel``). Every rule is checked by the C library through the
+``PassPipeline``; and upstream's user API: ``language`` (``T``), ``compile(func,
+out_idx=...)`` and ``jit`` (kernels defined in Python, compiled from their source text
+by the library's front end), ``tensor`` (buffer-protocol CPU tensors), ``run``
+(``python -m tilelang_backend.run script.py``). Every rule is checked by the C library through the
 ``_C`` extension; errors are ``TileLangError`` (a ``ValueError``) with its message.
 """
 
@@ -17,7 +20,11 @@ from .target import Target, determine_target
 from . import device_codegen, host_codegen, module, ffi
 from .device_codegen import DeviceCodegen
 from .host_codegen import HostCodegen, HostCodegenHook
-from .kernel import Kernel, compile
+from .kernel import Kernel
+from . import language, tensor
+from .jit import JITImpl, JITKernel, KernelParam, compile, disable_cache, enable_cache, is_cache_enabled, jit
+from .prim_func import PrimFunc
+from .profiler import Profiler
 from .module import (
     BackendContext,
     BackendModule,
@@ -49,17 +56,28 @@ __all__ = [
     "HostCodegen",
     "HostCodegenHook",
     "IRModule",
+    "JITImpl",
+    "JITKernel",
     "Kernel",
+    "KernelParam",
+    "PrimFunc",
+    "Profiler",
     "PassPipeline",
     "Target",
     "TileLangError",
     "compile",
     "create_backend_context",
     "determine_target",
+    "disable_cache",
+    "enable_cache",
+    "is_cache_enabled",
     "device_codegen",
     "ffi",
     "get_backend",
     "host_codegen",
+    "jit",
+    "language",
+    "tensor",
     "list_backends",
     "module",
     "register_backend",

@@ -35,7 +35,7 @@ static const char k_src[] =
 static void *compile_one(void *arg) {
   work *w = arg;
   tl_ir_const_binding b = {"block", w->block};
-  tl_ir_parse_options po = {sizeof po, &b, 1, NULL};
+  tl_ir_parse_options po = {sizeof po, &b, 1, NULL, false};
   tl_ir_module *m = NULL;
   tl_kernel *k = NULL;
   tl_compile_options o = e2e_options("native");

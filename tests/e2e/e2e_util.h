@@ -41,7 +41,7 @@ static inline tl_ir_module *e2e_parse_file(const char *path, const char *const *
     b[n].name = names[n];
     b[n].value = eq + 1;
   }
-  tl_ir_parse_options o = {sizeof o, b, n, NULL};
+  tl_ir_parse_options o = {sizeof o, b, n, NULL, false};
   tl_ir_module *m = NULL;
   TL_ASSERT_OK(tl_ir_parse_file(path, &o, &m));
   return m;

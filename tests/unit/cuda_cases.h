@@ -59,7 +59,7 @@ static const cuda_example k_cuda_examples[] = {
 static inline tl_status cuda_parse_example_file(const char *source_dir, const cuda_example *ex, tl_ir_module **out) {
   char path[1024];
   snprintf(path, sizeof path, "%s/examples/%s", source_dir, ex->file);
-  tl_ir_parse_options opts = {sizeof opts, ex->consts, ex->nconsts, NULL};
+  tl_ir_parse_options opts = {sizeof opts, ex->consts, ex->nconsts, NULL, false};
   return tl_ir_parse_file(path, &opts, out);
 }
 

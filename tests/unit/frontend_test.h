@@ -67,7 +67,7 @@ static inline tl_status ft_parse(const char *text, const char *const *kv, tl_ir_
     b[n].name = names[n];
     b[n].value = eq + 1;
   }
-  tl_ir_parse_options opts = {sizeof opts, b, n, NULL};
+  tl_ir_parse_options opts = {sizeof opts, b, n, NULL, false};
   return tl_ir_parse(text, "t.py", &opts, out);
 }
 

@@ -359,11 +359,33 @@ static void test_symbolic(void **state) {
   tl_ir_module_free(m);
 }
 
+/* ignore_unused_consts: bindings nothing reads are dropped, the others still apply. */
+static void test_ignore_unused_consts(void **state) {
+  (void)state;
+  tl_ir_const_binding b[] = {{"N", "1000"}, {"blok", "32"}, {"np", "'numpy'"}};
+  tl_ir_parse_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.struct_size = sizeof opts;
+  opts.consts = b;
+  opts.nconsts = 3;
+  opts.ignore_unused_consts = true;
+  tl_ir_module *m = NULL;
+  TL_ASSERT_OK(tl_ir_parse(FACTORY, "t.py", &opts, &m));
+  char *text = tl_ir_print_module(m);
+  assert_non_null(strstr(text, "T.Tensor((1000,), \"float32\")"));
+  tl_free(text);
+  tl_ir_module_free(m);
+  /* An options struct from before the field: unused bindings are still an error. */
+  opts.struct_size = offsetof(tl_ir_parse_options, ignore_unused_consts);
+  assert_int_equal(tl_ir_parse(FACTORY, "t.py", &opts, &m), TL_EINVAL);
+  assert_non_null(strstr(tl_last_error(), "nothing named 'blok' to bind"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_factory), cmocka_unit_test(test_factory_errors), cmocka_unit_test(test_jit),
     cmocka_unit_test(test_jit_errors), cmocka_unit_test(test_out_idx), cmocka_unit_test(test_top_level),
-    cmocka_unit_test(test_symbolic),
+    cmocka_unit_test(test_symbolic), cmocka_unit_test(test_ignore_unused_consts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,7 @@ static tl_status parse_func(const char *text, const char *func, const char *cons
     b[n].name = names[n];
     b[n].value = eq + 1;
   }
-  tl_ir_parse_options opts = {sizeof opts, b, n, func};
+  tl_ir_parse_options opts = {sizeof opts, b, n, func, false};
   return tl_ir_parse(text, "t.py", &opts, out);
 }
 
@@ -93,7 +93,7 @@ static void test_one_function(void **state) {
   /* without func every function is elaborated: the first one needs N */
   expect_error(src, NULL, "factory 'needs': parameter 'N' has no default");
   /* a caller built before the field existed: all of them too */
-  tl_ir_parse_options old = {offsetof(tl_ir_parse_options, func), NULL, 0, "plain"};
+  tl_ir_parse_options old = {offsetof(tl_ir_parse_options, func), NULL, 0, "plain", false};
   assert_int_equal(tl_ir_parse(src, "t.py", &old, &m), TL_EINVAL);
 }
 

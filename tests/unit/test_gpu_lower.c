@@ -32,7 +32,7 @@ static tl_ir_module *parse_ok(const char *src) {
 static tl_ir_module *example(const char *file, const tl_ir_const_binding *consts, size_t n) {
   char path[1024];
   snprintf(path, sizeof path, "%s/examples/%s", TL_SOURCE_DIR, file);
-  tl_ir_parse_options opts = {sizeof opts, consts, n, NULL};
+  tl_ir_parse_options opts = {sizeof opts, consts, n, NULL, false};
   tl_ir_module *m = NULL;
   if (tl_ir_parse_file(path, &opts, &m) != TL_OK) fail_msg("%s: %s", file, tl_last_error());
   return m;

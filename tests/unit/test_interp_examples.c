@@ -20,7 +20,7 @@ static void run_example(const char *file, const tl_ir_const_binding *consts, siz
                         const tlc_dim_binding *dims, size_t ndims, run *r) {
   char path[512];
   snprintf(path, sizeof path, "%s/examples/%s", TL_SOURCE_DIR, file);
-  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, NULL};
+  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, NULL, false};
   TL_ASSERT_OK(tl_ir_parse_file(path, &opts, &r->m));
   TL_ASSERT_OK(tl_ir_verify_module(r->m));
   assert_int_equal(tl_ir_module_num_funcs(r->m), 1);

@@ -27,7 +27,7 @@ static void test_concurrent_interpretation(void **state) {
   char path[512];
   snprintf(path, sizeof path, "%s/examples/gemm.py", TL_SOURCE_DIR);
   tl_ir_const_binding consts[] = {{"M", "40"}, {"N", "36"}, {"K", "50"}, {"block_M", "16"}, {"block_N", "16"}};
-  tl_ir_parse_options opts = {sizeof opts, consts, 5, NULL};
+  tl_ir_parse_options opts = {sizeof opts, consts, 5, NULL, false};
   tl_ir_module *m;
   TL_ASSERT_OK(tl_ir_parse_file(path, &opts, &m));
   static job jobs[NTHREADS + 1];

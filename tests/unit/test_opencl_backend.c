@@ -157,7 +157,7 @@ static void run_example(tl_backend_context *ctx, const char *file, const tl_ir_c
                         const pt_dim *dims, size_t ndims) {
   char path[1024], what[1200];
   snprintf(path, sizeof path, "%s/examples/%s", TL_SOURCE_DIR, file);
-  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, NULL};
+  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, NULL, false};
   tl_ir_module *m = NULL;
   if (tl_ir_parse_file(path, &opts, &m) != TL_OK) fail_msg("%s: %s", file, tl_last_error());
   pt_dim deflt[3] = {{"N", 300}, {"M", 70}, {"K", 40}};

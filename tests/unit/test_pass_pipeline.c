@@ -404,7 +404,7 @@ static void run_example(const char *file, const tl_ir_const_binding *consts, siz
                         size_t ndims) {
   char path[1024], what[1200];
   snprintf(path, sizeof path, "%s/examples/%s", TL_SOURCE_DIR, file);
-  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, NULL};
+  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, NULL, false};
   tl_ir_module *m = NULL;
   tl_status s = tl_ir_parse_file(path, &opts, &m);
   if (s != TL_OK) fail_msg("%s: %s", file, tl_last_error());

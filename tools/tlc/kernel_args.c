@@ -131,7 +131,7 @@ static int check_dims(const tlc_kernel_args *ka, const tl_ir_module *mod, const 
 }
 
 int tlc_kernel_args_load(const tlc_kernel_args *ka, tl_ir_module **mod, tl_ir_func **func) {
-  tl_ir_parse_options opts = {sizeof opts, ka->params, ka->nparams, ka->func};
+  tl_ir_parse_options opts = {sizeof opts, ka->params, ka->nparams, ka->func, false};
   *mod = NULL;
   if (func) *func = NULL;
   if (tl_ir_parse_file(ka->file, &opts, mod) != TL_OK) return tlc_fail();

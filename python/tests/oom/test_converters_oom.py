@@ -252,3 +252,31 @@ def test_resolve_codegen_to_python(source):
 def test_list_backends_to_python(source):
     sweep(source, tb.list_backends)
     assert all(b is tb.get_backend(n) for n, b in tb.list_backends().items())
+
+
+USER_API_KERNEL = '''
+import tilelang.language as T
+N = T.symbolic("N")
+
+@T.prim_func
+def k(A: T.Tensor((N, 4), "float32"), B: T.Tensor((N, 4), "float32"), s: T.int32):
+    with T.Kernel(1, threads=4) as bx:
+        for i in T.Parallel(4):
+            B[0, i] = A[0, i]
+'''
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_user_api_conversions(source):
+    """The user API's calls into the extension: a function's signature, marking
+    outputs (out_idx), and a buffer-protocol tensor read (tensor_info)."""
+    import array
+
+    mod = tb.IRModule.from_script(USER_API_KERNEL)
+    sweep(source, mod.signature, None)
+    assert mod.signature(None)[0] == ("A", "tensor", "float32", ("N", 4), False)
+    sweep(source, mod.set_out_idx, None, [-2])
+    assert [p[4] for p in mod.signature(None)] == [False, True, False]
+    buf = memoryview(array.array("f", range(8))).cast("B").cast("f", (2, 4))
+    sweep(source, _C.tensor_info, buf)
+    assert _C.tensor_info(buf) == ((2, 4), "float32", 1)

@@ -1125,7 +1125,10 @@ tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_
     tl__sb_free(&names);
     goto done;
   }
-  for (size_t i = 0; opts && i < opts->nconsts; i++)
+  bool check_unused = !(opts && opts->struct_size >= offsetof(tl_ir_parse_options, ignore_unused_consts) +
+                                                          sizeof opts->ignore_unused_consts &&
+                         opts->ignore_unused_consts);
+  for (size_t i = 0; check_unused && opts && i < opts->nconsts; i++)
     if (!E.used_consts[i]) {
       p->status = tl__error(TL_EINVAL,
                             "%s: nothing named '%s' to bind (bindings set parameters of factories and @tilelang.jit "

@@ -1,0 +1,2 @@
+import tilelang
+from tilelang.carver import arch  # noqa: F401  (upstream's; not provided)
