@@ -402,7 +402,7 @@ static void test_tensor_core_ptx(void **state) {
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", TL_SOURCE_DIR, k[i].file);
-    tl_ir_parse_options opts = {sizeof opts, k[i].consts, k[i].n, NULL};
+    tl_ir_parse_options opts = {sizeof opts, k[i].consts, k[i].n, NULL, false};
     tl_ir_module *m = NULL;
     TL_ASSERT_OK(tl_ir_parse_file(path, &opts, &m));
     tl_ir_module *low = cuda_lowered(m, NULL);

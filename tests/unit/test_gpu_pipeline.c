@@ -99,6 +99,8 @@ static const example_size k_sizes[] = {
     {"flash_attention.py", {{"is_causal", "True"}}, 1, {{0}}, 0},
     {"flash_attention.py", {{"is_causal", "True"}, {"seq_q", "40"}, {"seq_kv", "70"}}, 3, {{0}}, 0},
     {"flash_attention.py", {{"seq_q", "64"}, {"seq_kv", "64"}, {"block_N", "16"}}, 3, {{0}}, 0},
+    /* S = Q K^T on the tensor cores (cuda): 64 x 64 tiles over 4 warps */
+    {"flash_attention.py", {{"is_causal", "True"}, {"seq_q", "100"}, {"block_M", "64"}, {"block_N", "64"}}, 4, {{0}}, 0},
     {"flash_attention_gqa.py", {{"is_causal", "True"}, {"seq_q", "17"}, {"seq_kv", "45"}}, 3, {{0}}, 0},
 };
 
