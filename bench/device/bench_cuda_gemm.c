@@ -1,6 +1,6 @@
 /* GEMM: C = A @ B, float16 data, float32 accumulation, M = N = K = 4096
- * (bench/device/kernels/gemm.py, 128 x 128 tiles, SIMT: the lowering has no
- * tensor-core path), through nvrtc: GPU time from events, TFLOP/s = 2 M N K / t.
+ * (bench/device/kernels/gemm.py, 128 x 128 x 32 tiles, 128 threads: ldmatrix +
+ * mma.sync on sm_80 and later), through nvrtc: GPU time from events, TFLOP/s = 2 M N K / t.
  * A sample of C's elements is checked against a double-precision dot product, so
  * the number is of a kernel that computes the product. tests/device/bench.sh
  * puts torch's (cuBLAS, tensor cores) beside it.

@@ -393,7 +393,7 @@ static void test_tensor_core_ptx(void **state) {
   } k[] = {
       {"examples/gemm.py", "128x128x32, 128 threads", {{"M", "512"}, {"N", "512"}, {"K", "512"}, {"block_M", "128"}, {"block_N", "128"}}, 5,
        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
-      {"bench/device/kernels/gemm.py", "bench, 256 threads", {{0}}, 0, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
+      {"bench/device/kernels/gemm.py", "bench, 256 threads", {{"threads", "256"}}, 1, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
       {"examples/gemm.py", "bfloat16 64x64", {{"block_M", "64"}, {"block_N", "64"}, {"dtype", "\"bfloat16\""}}, 3,
        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"},
   };

@@ -1,10 +1,11 @@
-"""C = A @ B in float16 with float32 accumulation, 128 x 128 tiles of C a block
-(256 threads, 8 x 8 elements each), K in steps of 32 through shared memory
-(bench_cuda_gemm). SIMT arithmetic: the lowering has no tensor-core path."""
+"""C = A @ B in float16 with float32 accumulation, upstream's tiles: 128 x 128 of C
+a block (128 threads: 4 warps of 32 x 128), K in steps of 32 through shared
+memory (bench_cuda_gemm). On sm_80 and later T.gemm runs on the tensor cores
+(ldmatrix + mma.sync); num_stages is not honoured yet (synchronous copies)."""
 import tilelang.language as T
 
 
-def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32, threads=256, dtype="float16",
+def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32, threads=128, dtype="float16",
            accum_dtype="float"):
 
     @T.prim_func
@@ -14,7 +15,7 @@ def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32, threads
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
             T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
                 T.copy(A[by * block_M, k * block_K], A_shared)
                 T.copy(B[k * block_K, bx * block_N], B_shared)
                 T.gemm(A_shared, B_shared, C_local)
