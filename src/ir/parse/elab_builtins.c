@@ -10,6 +10,7 @@ static const tl__builtin_info LANG[] = {
   {"Tensor", BI_TENSOR, -1},
   {"Buffer", BI_BUFFER, -1},
   {"prim_func", BI_PRIM_FUNC, -1},
+  {"macro", BI_MACRO, -1},
   {"Kernel", BI_KERNEL, -1},
   {"Parallel", BI_PARALLEL, -1},
   {"serial", BI_SERIAL, -1},
@@ -79,6 +80,7 @@ static const tl__builtin_info PYTHON[] = {
   {"float", BI_PY_FLOAT, -1},
   {"bool", BI_PY_BOOL, -1},
   {"len", BI_PY_LEN, -1},
+  {"isinstance", BI_PY_ISINSTANCE, -1},
 };
 
 const tl__builtin_info *tl__builtin_lang(const char *name) {

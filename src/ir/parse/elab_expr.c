@@ -197,6 +197,41 @@ static bool two_operands(tl__elab *E, const tl__ast_expr *at, tl__val *a, tl__va
 
 static tl__val *eval_arg(tl__elab *E, const tl__ast_expr *a) { return a ? tl__eval(E, a) : NULL; }
 
+/* isinstance(x, T) for the Python types a compile-time value can have (T a name
+ * among int, float, bool, str, tuple, list, or a tuple of them): an IR value is
+ * none of them (upstream's PrimExpr is not a Python int). */
+static bool isinstance_of(const tl__val *x, const char *ty, bool *known) {
+  *known = true;
+  if (strcmp(ty, "int") == 0) return x->kind == V_INT || x->kind == V_BOOL;
+  if (strcmp(ty, "bool") == 0) return x->kind == V_BOOL;
+  if (strcmp(ty, "float") == 0) return x->kind == V_FLOAT;
+  if (strcmp(ty, "str") == 0) return x->kind == V_STR;
+  if (strcmp(ty, "tuple") == 0 || strcmp(ty, "list") == 0) return x->kind == V_TUPLE;
+  *known = false;
+  return false;
+}
+
+static tl__val *call_isinstance(tl__elab *E, const tl__ast_expr *e) {
+  static const char *const names[] = {"obj", "class_or_tuple"};
+  const tl__ast_expr *a[2];
+  if (!tl__call_args(E, e, "isinstance", names, 2, 2, a)) return NULL;
+  tl__val *x = tl__eval(E, a[0]);
+  if (!x) return NULL;
+  const tl__ast_expr *t = a[1];
+  uint32_t n = t->kind == AE_TUPLE ? t->u.seq.n : 1;
+  const tl__ast_expr *const *tys = t->kind == AE_TUPLE ? (const tl__ast_expr *const *)t->u.seq.items : &t;
+  bool r = false;
+  for (uint32_t i = 0; i < n; i++) {
+    bool known = false;
+    if (tys[i]->kind == AE_NAME && !tl__lookup(E, tys[i]->u.name)) r |= isinstance_of(x, tys[i]->u.name, &known);
+    if (!known) {
+      tl__elab_error(E, POS(tys[i]), "isinstance() is evaluated here only against int, float, bool, str, tuple and list");
+      return NULL;
+    }
+  }
+  return tl__val_bool(E, r);
+}
+
 static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *fn) {
   const char *n = fn->u.bi.name;
   uint32_t na = e->u.call.nargs;
@@ -559,6 +594,7 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
     }
     case BI_PY_MIN: case BI_PY_MAX: case BI_PY_ABS: case BI_PY_INT: case BI_PY_FLOAT: case BI_PY_LEN: case BI_PY_BOOL:
       return call_python(E, e, fn);
+    case BI_PY_ISINSTANCE: return call_isinstance(E, e);
     case BI_DTYPE_OF: {
       static const char *const names[] = {"dtype"};
       const tl__ast_expr *a[1];
@@ -619,6 +655,7 @@ static tl__val *eval_call(tl__elab *E, const tl__ast_expr *e) {
   if (!fn) return NULL;
   switch ((tl__val_kind)fn->kind) {
     case V_LAMBDA: return call_lambda(E, e, fn->u.lambda);
+    case V_FUNC: return tl__call_helper(E, e, fn);
     case V_DTYPE: return call_dtype(E, e, fn->u.dt);
     case V_BUILTIN: return call_builtin(E, e, fn);
     case V_OPAQUE:
@@ -737,6 +774,14 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
       tl__elab_error(E, at, "buffer attribute '%s' is not supported (shape, dtype and ndim are)", name);
       return NULL;
     }
+    case V_EXPR: case V_VAR: /* x.dtype of a run-time value, as on a PrimExpr */
+      if (strcmp(name, "dtype") == 0) {
+        tl__val *v = tl__val_new(E, V_DTYPE);
+        if (v) v->u.dt = obj->kind == V_EXPR ? obj->u.e->dtype : obj->u.var->dtype;
+        return v;
+      }
+      tl__elab_error(E, at, "%s has no attribute '%s' in the supported subset", tl__val_describe(E, obj), name);
+      return NULL;
     case V_BUILTIN:
       if (obj->u.bi.id == BI_WARP_POLICY) {
         /* T.GemmWarpPolicy.Square: a hint, kept as its member's name */

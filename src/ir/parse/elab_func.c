@@ -155,6 +155,11 @@ tl__prim_func_val *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size
   for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
     const tl__ast_param *p = &def->u.def.params[i];
     tl__pos at = {p->line, p->col};
+    if (p->star != TL__PARAM_PLAIN) {
+      tl__elab_error(E, at, "a T.prim_func cannot take %s parameters", p->star == TL__PARAM_VARARGS ? "*args" : "**kwargs");
+      ok = false;
+      break;
+    }
     if (p->dflt) {
       tl__elab_error(E, POS(p->dflt), "parameters of a T.prim_func cannot have defaults (make the function a factory)");
       ok = false;
@@ -315,6 +320,11 @@ static bool bind_const_param(tl__elab *E, const tl__ast_stmt *def, const tl__ast
   bool found;
   tl__val *v = tl__bound_const(E, p->name, &found);
   if (E->p->status != TL_OK) return false;
+  if (!found && p->star != TL__PARAM_PLAIN) { /* *args: (), **kwargs: nothing the kernel may use */
+    v = tl__val_new(E, p->star == TL__PARAM_VARARGS ? V_TUPLE : V_OPAQUE);
+    if (v && p->star == TL__PARAM_VARKW) v->u.opaque = "a **kwargs parameter (not supported in a kernel)";
+    return v && tl__bind(E, p->name, v, B_VALUE, p->line, p->col);
+  }
   if (!found) {
     if (!p->dflt) {
       tl__elab_error(E, (tl__pos){p->line, p->col},
@@ -434,7 +444,7 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
 static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
   if (t->kind == AE_NAME) {
     if (!tl__val_is_py(v) && v->kind != V_SYMBOLIC && v->kind != V_BUILTIN && v->kind != V_MODULE &&
-        v->kind != V_LAMBDA && v->kind != V_OPAQUE) {
+        v->kind != V_LAMBDA && v->kind != V_OPAQUE && v->kind != V_FUNC) {
       tl__elab_error(E, POS(t), "a factory can only assign compile-time values (numbers, strings, dtypes, tuples), not %s",
                tl__val_describe(E, v));
       return false;
@@ -521,6 +531,10 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
         tl__val *f = fn ? tl__try_eval(E, fn, NULL) : NULL;
         if (!f && E->p->status != TL_OK) return false;
         if (fn && (!f || f->kind == V_OPAQUE || f->kind == V_MODULE)) continue;
+        if (f && f->kind == V_FUNC) { /* a helper run for what it checks (assert, raise) */
+          if (!tl__eval(E, s->u.expr.e)) return false;
+          continue;
+        }
         break;
       }
       case AS_ASSIGN: case AS_ANNASSIGN: {
@@ -549,10 +563,11 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
         continue;
       }
       case AS_DEF: {
-        if (!is_prim_func_def(E, s)) {
-          if (E->p->status == TL_OK)
-            tl__elab_error(E, POS(s), "only a @T.prim_func can be defined inside a factory function");
-          return false;
+        if (!is_prim_func_def(E, s)) { /* a helper or @T.macro: the factory's names are visible to it */
+          if (E->p->status != TL_OK) return false;
+          tl__val *v = tl__helper_value(E, s, E->env.len + 1);
+          if (!v || !tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) return false;
+          continue;
         }
         deco_info d;
         bool foreign;
@@ -1010,7 +1025,20 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
       }
       if (E->p->status != TL_OK) return false;
       if (s->u.def.skipped) {
-        tl__val *v = opaquef2(E, "helper function '", s->u.def.name, "'", "");
+        tl__val *v = s->u.def.why ? opaquef2(E, "helper function '", s->u.def.name, "' (not read: ", s->u.def.why)
+                                  : opaquef2(E, "helper function '", s->u.def.name, "'", "");
+        if (v && s->u.def.why) {
+          char *d = tl__format("%s)", v->u.opaque);
+          if (!d || !(v->u.opaque = tl__arena_strdup(&E->p->arena, d))) {
+            tl__free(d);
+            return tl__parse_oom(E->p), false;
+          }
+          tl__free(d);
+        }
+        return v && bind_module_name(E, s->u.def.name, v, s);
+      }
+      if (s->u.def.helper) { /* callable from kernels and factories: inlined where called */
+        tl__val *v = tl__helper_value(E, s, TL__VISIBLE_MODULE);
         return v && bind_module_name(E, s->u.def.name, v, s);
       }
       pending pd = {s, E->env.len};
@@ -1107,6 +1135,9 @@ tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_
   }
   for (uint32_t i = 0; i < file->n; i++)
     if (!elab_top_stmt(&E, file->stmts[i], &pend)) goto done;
+  /* Functions run after the top level: a helper they call sees its final names. */
+  E.module_len = E.env.len;
+  E.module_done = true;
   bool found_func = false;
   for (size_t i = 0; i < pend.len; i++) {
     const pending *pd = tl__vec_at(&pend, i);

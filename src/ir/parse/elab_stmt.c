@@ -102,6 +102,39 @@ tl_ir_stmt *tl__elab_block(tl__elab *E, const tl__ast_block *b) {
 
 tl_ir_stmt *tl__elab_block_here(tl__elab *E, const tl__ast_block *b) { return block_items(E, b); }
 
+/* Inlines a statement-level call of a helper: its body's statements go into
+ * items (the caller's block), *ret is what it returned (None when nothing).
+ * Factory and module code only compute values (tl__call_helper). */
+static bool inline_helper(tl__elab *E, const tl__ast_expr *call, const tl__val *fn, tl__vec *items, tl__val **ret) {
+  if (E->fn->kind == FK_FACTORY) return (*ret = tl__call_helper(E, call, fn)) != NULL;
+  tl__frame f;
+  if (!tl__helper_enter(E, call, fn, &f)) return false;
+  bool ok = elab_stmts(E, &fn->u.fn.def->u.def.body, items);
+  if (ok) ok = (*ret = f.ret ? f.ret : tl__val_new(E, V_NONE)) != NULL;
+  tl__helper_leave(E, &f, fn);
+  return ok;
+}
+
+/* The helper called by a statement-level call (f(...) or x = f(...)), or NULL. */
+static const tl__val *helper_callee(tl__elab *E, const tl__ast_expr *e) {
+  if (e->kind != AE_CALL || (e->u.call.fn->kind != AE_NAME && e->u.call.fn->kind != AE_ATTR)) return NULL;
+  tl__val *v = tl__eval(E, e->u.call.fn); /* a name or attribute chain: no effect */
+  return v && v->kind == V_FUNC ? v : NULL;
+}
+
+/* `return` in a helper's body being inlined as statements: its value is the call's. */
+static bool helper_return(tl__elab *E, tl__frame *f, const tl__ast_stmt *s) {
+  if (E->fn->depth != f->depth) {
+    tl__elab_error(E, POS(s), "'return' inside a loop or a run-time 'if' of %s '%s' is not supported (only at the "
+                   "end of its body, or in a branch decided at compile time)",
+                   f->macro ? "macro" : "helper function", f->def->u.def.name);
+    return false;
+  }
+  f->ret = s->u.ret.value ? tl__eval(E, s->u.ret.value) : tl__val_new(E, V_NONE);
+  f->returned = true;
+  return f->ret != NULL;
+}
+
 /* ------------------------------------------------------------------ assignment */
 
 static const char *bkind_name(tl__binding_kind k) {
@@ -118,7 +151,7 @@ static const char *bkind_name(tl__binding_kind k) {
 /* The function's own binding of name (NULL if none or if it belongs to an
  * enclosing scope, which a new binding may shadow freely). */
 static tl__binding *own_binding(tl__elab *E, const char *name) {
-  for (size_t i = E->env.len; i-- > E->fn->env_start;) {
+  for (size_t i = E->env.len; i-- > tl__scope_start(E);) {
     tl__binding *b = tl__vec_at(&E->env, i);
     if (strcmp(b->name, name) == 0) return b;
   }
@@ -774,6 +807,12 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     case BI_FUNC_ATTR: return tl__elab_func_attr(E, e);
     default: break;
   }
+  const tl__val *h = helper_callee(E, e);
+  if (E->p->status != TL_OK) return false;
+  if (h) {
+    tl__val *ret;
+    return inline_helper(E, e, h, items, &ret);
+  }
   tl__val *v = tl__eval(E, e);
   if (!v) return false;
   tl__elab_error(E, POS(e), "this expression has no effect: only tile operations (T.copy, T.gemm, ...) can stand alone "
@@ -803,6 +842,12 @@ static bool elab_assign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       return tl__bind(E, t->u.name, v, B_SYM, t->line, t->col);
     }
     default: break;
+  }
+  const tl__val *h = helper_callee(E, value);
+  if (E->p->status != TL_OK) return false;
+  if (h) {
+    tl__val *ret;
+    return inline_helper(E, value, h, items, &ret) && assign_to(E, s->u.assign.target, ret, items);
   }
   tl__val *v = tl__eval(E, value);
   return v && assign_to(E, s->u.assign.target, v, items);
@@ -857,13 +902,27 @@ static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *it
     case AS_AUGASSIGN: return elab_augassign(E, s, items);
     case AS_ANNASSIGN: return elab_annassign(E, s, items);
     case AS_PASS: return true;
-    case AS_RETURN: return jit_return(E, s, last);
+    case AS_RETURN: {
+      tl__frame *f = tl__cur_frame(E);
+      return f ? helper_return(E, f, s) : jit_return(E, s, last);
+    }
     case AS_IF: return elab_if(E, s, items);
     case AS_FOR: return elab_for(E, s, items);
     case AS_WITH: return elab_kernel(E, s, items);
-    case AS_DEF:
-      tl__elab_error(E, POS(s), "nested function definitions are not supported inside a kernel");
-      return false;
+    case AS_DEF: { /* a helper or @T.macro defined in the kernel: it sees the kernel's names */
+      for (uint32_t i = 0; i < s->u.def.ndeco; i++) {
+        const tl__ast_expr *x = s->u.def.decos[i];
+        tl__val *d = tl__try_eval(E, x->kind == AE_CALL ? x->u.call.fn : x, NULL);
+        if (!d && E->p->status != TL_OK) return false;
+        if (d && d->kind == V_BUILTIN && (d->u.bi.id == BI_PRIM_FUNC || d->u.bi.id == BI_JIT)) {
+          tl__elab_error(E, POS(s), "a kernel cannot be defined inside a kernel");
+          return false;
+        }
+      }
+      if (!check_rebind(E, s->u.def.name, POS(s))) return false;
+      tl__val *v = tl__helper_value(E, s, E->env.len + 1);
+      return v && tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col);
+    }
     case AS_IMPORT: case AS_FROM: return tl__elab_import_stmt(E, s);
     case AS_RAISE: return tl__elab_raise(E, s);
     case AS_OPAQUE: /* made only at the top level */
@@ -926,6 +985,8 @@ bool tl__elab_assert(tl__elab *E, const tl__ast_stmt *s) {
 
 static bool elab_stmts(tl__elab *E, const tl__ast_block *b, tl__vec *items) {
   for (uint32_t i = 0; i < b->n; i++) {
+    const tl__frame *f = tl__cur_frame(E);
+    if (f && f->returned) return true; /* the rest of a helper after its `return` does not run */
     if (E->fn->returned) {
       tl__elab_error(E, POS(b->stmts[i]), "statement after 'return'");
       return false;

@@ -155,7 +155,10 @@ typedef struct tl__ast_param {
   uint32_t line, col;
   tl__ast_expr *ann;  /* may be NULL */
   tl__ast_expr *dflt; /* may be NULL */
+  uint8_t star;       /* TL__PARAM_PLAIN, TL__PARAM_VARARGS (*args), TL__PARAM_VARKW (**kwargs) */
+  bool kwonly;        /* after a bare `*` or *args: given only by keyword */
 } tl__ast_param;
+enum { TL__PARAM_PLAIN, TL__PARAM_VARARGS, TL__PARAM_VARKW };
 
 typedef struct tl__ast_alias {
   const char *name;   /* dotted module name or imported name */
@@ -189,6 +192,11 @@ struct tl__ast_stmt {
        * elaborated. decos then hold the decorators' dotted names only. */
       const char *deferred;
       bool nested_kernel; /* the body has a @...prim_func decorator line */
+      /* A top-level helper (neither kernel nor factory). Parsed when its text is in
+       * the subset (then callable from kernels); else skipped, with why: the first
+       * line of the error it gave. */
+      bool helper;
+      const char *why;
     } def;
     /* A top-level statement outside the subset, left unread: the names it may bind
      * (assignment targets, imports, class/def names; found token by token) become

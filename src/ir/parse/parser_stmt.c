@@ -493,13 +493,35 @@ static tl__ast_stmt *parse_with(tl__parser *P) {
 
 static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
   tl__vec params = TL__VEC_INIT(tl__ast_param);
-  bool ok = false, seen_default = false;
+  bool ok = false, seen_default = false, kwonly = false, seen_varkw = false;
   if (!tl__pexpect_op(P, "(")) goto done;
   while (!tl__tok_op(tl__peek(P), ")")) {
     const tl__tok *t = tl__peek(P);
-    if (tl__tok_op(t, "*") || tl__tok_op(t, "**") || tl__tok_op(t, "/")) {
-      tl__perr_unsupported(P, t, "'%s' in a parameter list is not supported (only plain parameters with optional defaults)", t->s);
+    uint8_t star = TL__PARAM_PLAIN;
+    if (seen_varkw) {
+      tl__perr_tok(P, t, "invalid syntax: arguments cannot follow var-keyword argument");
       goto done;
+    }
+    if (tl__tok_op(t, "/")) { /* positional-only marker: the parameters before it are plain */
+      tl__advance(P);
+      if (!tl__tok_op(tl__peek(P), ",")) break;
+      tl__advance(P);
+      continue;
+    }
+    if (tl__tok_op(t, "*") || tl__tok_op(t, "**")) {
+      star = tl__tok_op(t, "*") ? TL__PARAM_VARARGS : TL__PARAM_VARKW;
+      tl__advance(P);
+      if (star == TL__PARAM_VARARGS && kwonly) {
+        tl__perr_tok(P, t, "invalid syntax: * argument may appear only once");
+        goto done;
+      }
+      if (star == TL__PARAM_VARARGS && (tl__tok_op(tl__peek(P), ",") || tl__tok_op(tl__peek(P), ")"))) {
+        kwonly = true; /* a bare '*': what follows is keyword-only */
+        if (!tl__tok_op(tl__peek(P), ",")) break;
+        tl__advance(P);
+        continue;
+      }
+      t = tl__peek(P);
     }
     if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
       tl__perr_tok(P, t, "expected a parameter name, found %s", tl__tok_desc(P, t));
@@ -510,7 +532,7 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
         tl__perr_tok(P, t, "duplicate argument '%s' in function definition", t->s);
         goto done;
       }
-    tl__ast_param prm = {t->s, t->line, t->col, NULL, NULL};
+    tl__ast_param prm = {t->s, t->line, t->col, NULL, NULL, star, kwonly && star == TL__PARAM_PLAIN};
     tl__advance(P);
     if (tl__tok_op(tl__peek(P), ":")) {
       tl__advance(P);
@@ -518,14 +540,20 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
       if (!prm.ann) goto done;
     }
     if (tl__tok_op(tl__peek(P), "=")) {
+      if (star != TL__PARAM_PLAIN) {
+        tl__perr_tok(P, tl__peek(P), "invalid syntax: var-positional or var-keyword argument cannot have default value");
+        goto done;
+      }
       tl__advance(P);
       prm.dflt = tl__parse_test(P);
       if (!prm.dflt) goto done;
-      seen_default = true;
-    } else if (seen_default) {
+      if (!kwonly) seen_default = true;
+    } else if (seen_default && !kwonly && star == TL__PARAM_PLAIN) {
       tl__perr_tok(P, t, "parameter without a default follows parameter with a default");
       goto done;
     }
+    if (star == TL__PARAM_VARARGS) kwonly = true;
+    if (star == TL__PARAM_VARKW) seen_varkw = true;
     if (tl__vec_push(&params, &prm) != TL_OK) {
       tl__parse_oom(P->p);
       goto done;
@@ -593,6 +621,8 @@ done:
   tl__vec_free(&decos);
   return result;
 }
+
+static bool parse_def_stmt(tl__parser *P, tl__vec *out) { return push_stmt(P, out, parse_def(P)); }
 
 static bool parse_stmt(tl__parser *P, tl__vec *out) {
   const tl__tok *t = tl__peek(P);
@@ -894,6 +924,45 @@ done:
   return ok;
 }
 
+/* A top-level helper definition (P->i at its decorators or `def`, end past it):
+ * parsed when its text is in the subset, so kernels can call it; otherwise (any
+ * Python outside the subset, or text the parser does not take) it is skipped as
+ * script code is, and the reason is kept for a kernel that calls it. */
+static bool parse_helper(tl__parser *P, size_t end, size_t name_at, tl__vec *out) {
+  size_t start = P->i;
+  const tl__tok *t = &P->t[start];
+  tl__vec one = TL__VEC_INIT(tl__ast_stmt *);
+  bool parsed = parse_def_stmt(P, &one) && P->i == end && one.len == 1;
+  tl__ast_stmt *s = parsed ? TL__VEC_AT(&one, tl__ast_stmt *, 0) : NULL;
+  tl__vec_free(&one);
+  if (!parsed) {
+    if (P->p->status == TL_ENOMEM) return false;
+    const char *why = "its text is outside what the front end reads";
+    if (P->p->status != TL_OK) {
+      const char *full = tl_last_error();
+      const char *m = full;
+      for (int colons = 0; *m && colons < 3; m++) /* past "file:line:col: " */
+        if (*m == ':') colons++;
+      while (*m == ' ') m++;
+      const char *nl = strchr(m, '\n');
+      P->p->status = TL_OK;
+      why = tl__pstrndup(P->p, m, nl ? (size_t)(nl - m) : strlen(m));
+      if (!why) return false;
+    }
+    P->p->outside_subset = false;
+    P->depth = 0;
+    P->block_depth = 0;
+    s = new_stmt(P, AS_DEF, t);
+    if (!s) return false;
+    s->u.def.skipped = true;
+    s->u.def.why = why;
+    s->u.def.name = P->t[name_at].kind == TK_NAME ? P->t[name_at].s : "?";
+  }
+  s->u.def.helper = true;
+  P->i = end;
+  return push_stmt(P, out, s);
+}
+
 tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out) {
   tl__parser P = {p, toks, ntoks, 0, 0, 0};
   tl__vec stmts = TL__VEC_INIT(tl__ast_stmt *);
@@ -916,12 +985,7 @@ tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl
     if (tl__tok_kw(t, "def") || tl__tok_op(t, "@")) {
       size_t end = P.i, name_at = P.i;
       if (!top_def_is_kernel(&P, &end, &name_at)) {
-        tl__ast_stmt *s = new_stmt(&P, AS_DEF, t);
-        if (!s) break;
-        s->u.def.skipped = true;
-        s->u.def.name = toks[name_at].kind == TK_NAME ? toks[name_at].s : "?";
-        if (!push_stmt(&P, &stmts, s)) break;
-        P.i = end;
+        if (!parse_helper(&P, end, name_at, &stmts)) break;
         continue;
       }
       kernel_def = true;

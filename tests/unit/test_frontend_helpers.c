@@ -1,0 +1,139 @@
+/* Helper functions of a kernel file: plain `def`s and @T.macro functions called
+ * from kernels and factories are inlined at the call site (elab_helper.c):
+ * values in expressions, statements where the call stands as a statement, names
+ * resolved in the helper's own scope, errors located in the helper with a note
+ * naming the call site. Also keyword-only and *args parameters, isinstance(). */
+#include <stdlib.h>
+
+#include "frontend_test.h"
+
+#define HDR "import tilelang\nimport tilelang.language as T\n"
+#define KHEAD "@T.prim_func\ndef k(A: T.Tensor((16,), \"float32\")):\n    with T.Kernel(1, threads=32) as bx:\n"
+
+static void expect_error(const char *text, const char *const *kv, const char *needle) {
+  tl_ir_module *m = NULL;
+  assert_int_equal(ft_parse(text, kv, &m), TL_EINVAL);
+  assert_null(m);
+  if (!strstr(tl_last_error(), needle)) fail_msg("expected '%s' in: %s", needle, tl_last_error());
+}
+
+/* Parses text and checks that the printed IR holds `needle`. */
+static void expect_ir(const char *text, const char *const *kv, const char *needle) {
+  tl_ir_module *m = NULL;
+  tl_status st = ft_parse(text, kv, &m);
+  if (st != TL_OK) fail_msg("parse failed: %s", tl_last_error());
+  char *s = tl_ir_print_module(m);
+  assert_non_null(s);
+  if (!strstr(s, needle)) fail_msg("expected '%s' in:\n%s", needle, s);
+  free(s);
+  tl_ir_module_free(m);
+}
+
+static void test_values(void **state) {
+  (void)state;
+  /* a compile-time helper in a shape, with a default and a keyword */
+  expect_ir(HDR "def align(x, a=16):\n    return (x + a - 1) // a * a\n"
+                "@T.prim_func\ndef k(A: T.Tensor((align(5, a=8), align(17)), \"float32\")):\n"
+                "    with T.Kernel(1, threads=32) as bx:\n        A[0, 0] = 1.0\n",
+            NULL, "T.Tensor((8, 32), \"float32\")");
+  /* an expression-building helper: its locals are substituted into the result */
+  expect_ir(HDR "def m(i, b: int):\n    q = i // b\n    return T.if_then_else(q > 0, 1.0, 0.0)\n" KHEAD
+                "        for i in T.Parallel(16):\n            A[i] = A[i] * m(i, 4)\n",
+            NULL, "A[i] = A[i] * T.if_then_else(i // 4 > 0, 1.0, 0.0)");
+  /* the whole value of an assignment: the helper's locals become the caller's LETs */
+  expect_ir(HDR "def m(i, b: int):\n    q = i // b\n    return T.if_then_else(q > 0, 1.0, 0.0)\n" KHEAD
+                "        for i in T.Parallel(16):\n            w = m(i, 4)\n            A[i] = A[i] * w\n",
+            NULL, "q = i // 4\n            w = T.if_then_else(q > 0, 1.0, 0.0)");
+  /* compile-time branches and loops in a helper; return in a taken branch */
+  expect_ir(HDR "def pick(n):\n    t = 0\n    for v in range(n):\n        t += v\n    if t > 5:\n        return t\n"
+                "    return -1\n" KHEAD "        A[0] = pick(4) + pick(2)\n",
+            NULL, "A[0] = 5.0");
+  /* isinstance on compile-time values; an IR value is not an int */
+  expect_ir(HDR "def f(x):\n    return 1 if isinstance(x, (int, float)) else 2\n" KHEAD
+                "        for i in T.serial(4):\n            A[i] = f(3) * 10 + f(i)\n",
+            NULL, "A[i] = 12.0");
+  /* x.dtype of an IR value */
+  expect_ir(HDR "def w(x):\n    return x if x.dtype == T.float32 else T.Cast(T.float32, x)\n" KHEAD
+                "        A[0] = w(A[1])\n",
+            NULL, "A[0] = A[1]");
+}
+
+static void test_macros(void **state) {
+  (void)state;
+  /* a top-level macro with a loop, taking a buffer, an expression and a constant */
+  expect_ir(HDR "@T.macro\ndef fill_from(buf, base, n):\n    for i in T.serial(n):\n        buf[i] = base + i\n"
+                KHEAD "        fill_from(A, bx * 2, 16)\n",
+            NULL, "for i in T.serial(16):\n            A[i] = T.Cast(\"float32\", bx * 2 + i)");
+  /* a macro defined in the kernel sees the kernel's names; one in a factory the factory's */
+  expect_ir(HDR KHEAD "        s = bx + 1\n        @T.macro\n        def put(j):\n            A[j] = s\n"
+                "        put(3)\n",
+            NULL, "A[3] = T.Cast(\"float32\", s)");
+  expect_ir(HDR "def fac(N, *rest, scale=2.0):\n    @T.macro\n    def put(buf, j):\n        buf[j] = scale * len(rest)\n"
+                "    @T.prim_func\n    def k(A: T.Tensor((N,), \"float32\")):\n"
+                "        with T.Kernel(1, threads=32) as bx:\n            put(A, 0)\n    return k\n",
+            (const char *const[]){"N=8", "scale=3.0", NULL}, "A[0] = 0.0");
+  /* a macro's return value, and names it binds do not leak into the caller */
+  expect_ir(HDR "@T.macro\ndef twice(buf, j):\n    v = buf[j] * 2.0\n    buf[j] = v\n    return v + 1.0\n" KHEAD
+                "        r = twice(A, 1)\n        A[2] = r\n",
+            NULL, "r = v + 1.0");
+  expect_error(HDR "@T.macro\ndef twice(buf, j):\n    v = buf[j] * 2.0\n    buf[j] = v\n" KHEAD
+                   "        twice(A, 1)\n        A[2] = v\n",
+               NULL, "t.py:11:16: name 'v' is not defined");
+}
+
+static void test_scoping(void **state) {
+  (void)state;
+  /* a top-level helper sees the module's names, not the caller's locals */
+  expect_ir(HDR "S = 3\ndef f():\n    return S\n" KHEAD "        S = 7\n        A[0] = f() + S\n", NULL, "A[0] = 1e+01");
+  expect_error(HDR "def f():\n    return local_only\n" KHEAD "        local_only = 1\n        A[0] = f()\n", NULL,
+               "local_only");
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  /* an error in the body is located there, with the call site noted */
+  expect_error(HDR "def f(x):\n    return x + undefined_name\n" KHEAD "        A[0] = A[1] * f(2)\n", NULL,
+               "t.py:4:16:");
+  expect_error(HDR "def f(x):\n    return x + undefined_name\n" KHEAD "        A[0] = A[1] * f(2)\n", NULL,
+               "t.py:8:23: note: in helper function 'f', called here");
+  /* a helper that builds statements, called inside an expression */
+  expect_error(HDR "@T.macro\ndef g(buf):\n    for i in T.serial(4):\n        buf[i] = 0.0\n" KHEAD
+                   "        A[0] = g(A) + 1.0\n",
+               NULL, "macro 'g' has a kernel loop, so it can be called only as a statement in a kernel");
+  expect_error(HDR "def g(c):\n    if c > 0:\n        return 1\n    return 2\n" KHEAD
+                   "        A[0] = g(A[1]) + 1.0\n",
+               NULL, "branches on a run-time condition");
+  /* return inside a kernel loop of an inlined macro */
+  expect_error(HDR "@T.macro\ndef g(buf):\n    for i in T.serial(4):\n        return buf[i]\n" KHEAD "        g(A)\n", NULL,
+               "'return' inside a loop or a run-time 'if' of macro 'g' is not supported");
+  /* arguments */
+  expect_error(HDR "def g(a, b):\n    return a\n" KHEAD "        A[0] = g(1)\n", NULL,
+               "helper function 'g' missing required argument 'b'");
+  expect_error(HDR "def g(a):\n    return a\n" KHEAD "        A[0] = g(1, 2)\n", NULL,
+               "helper function 'g' takes 1 positional argument but 2 were given");
+  expect_error(HDR "def g(a):\n    return a\n" KHEAD "        A[0] = g(a=1, c=2)\n", NULL,
+               "got an unexpected keyword argument 'c'");
+  expect_error(HDR "def g(a):\n    return a\n" KHEAD "        A[0] = g(1, a=2)\n", NULL,
+               "got multiple values for argument 'a'");
+  /* recursion is bounded */
+  expect_error(HDR "def g(n):\n    return g(n + 1)\n" KHEAD "        A[0] = g(0)\n", NULL,
+               "helper calls nest more than 64 deep");
+  /* a helper outside the subset stays unread and says why where it is used */
+  expect_error(HDR "def g(n):\n    return sum([i for i in range(n)])\n" KHEAD "        A[0] = g(3)\n", NULL,
+               "helper function 'g' (not read: comprehensions are not supported) cannot be used in a kernel");
+  /* a kernel's parameters are plain */
+  expect_error(HDR "@T.prim_func\ndef k(*A):\n    with T.Kernel(1, threads=32) as bx:\n        pass\n", NULL,
+               "a T.prim_func cannot take *args parameters");
+  expect_error(HDR "def f(x):\n    return isinstance(x, dict)\n" KHEAD "        A[0] = f(1)\n", NULL,
+               "isinstance() is evaluated here only against");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_values),
+    cmocka_unit_test(test_macros),
+    cmocka_unit_test(test_scoping),
+    cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
