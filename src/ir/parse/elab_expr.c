@@ -336,8 +336,8 @@ static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *f
 
 /* T.float32(0), T.float16(x): a constant of the dtype, or a cast of an expression. */
 static tl__val *call_dtype(tl__elab *E, const tl__ast_expr *e, tl_dtype dt) {
-  char name[32];
-  tl_dtype_name(dt, name, sizeof name);
+  char buf[32];
+  const char *name = tl_dtype_name(dt, buf, sizeof buf); /* scalars: a static name, buf untouched */
   if (e->u.call.nkw || e->u.call.nargs != 1) {
     tl__elab_error(E, POS(e), "T.%s takes one argument", name);
     return NULL;
