@@ -312,8 +312,8 @@ static void test_top_level(void **state) {
   expect_err(IMPORTS "x = torch.float16\n", NULL, "name 'torch' is not defined");
   expect_err("import torch\nimport tilelang.language as T\n\n\n@T.prim_func\ndef f(A: T.Tensor((4,), torch.float16)):\n    pass\n",
              NULL, "expected a dtype (such as \"float16\" or T.float16), got torch.float16");
-  expect_err(IMPORTS "def helper():\n    return [i for i in range(2)][0]\n\n\n@T.prim_func\ndef f(A: T.Tensor((helper(),), \"float32\")):\n    pass\n",
-             NULL, "helper function 'helper' (not read: comprehensions are not supported) cannot be used in a kernel");
+  expect_err(IMPORTS "def helper():\n    return {i: i for i in range(2)}[0]\n\n\n@T.prim_func\ndef f(A: T.Tensor((helper(),), \"float32\")):\n    pass\n",
+             NULL, "helper function 'helper' (not read: dictionary comprehensions are not supported) cannot be used in a kernel");
   expect_err(IMPORTS "@T.prim_func\ndef f(A: T.Tensor((4,), \"float32\")):\n    pass\n\n\n@T.prim_func\n"
                      "def f(A: T.Tensor((4,), \"float32\")):\n    pass\n",
              NULL, "function 'f' is defined twice");

@@ -203,7 +203,7 @@ static void test_errors(void **state) {
   expect_err("A[i]", "T.copy(A, A)", "T.copy is a statement; it has no value");
   expect_err("A[i]", "T.alloc_shared((4,), \"float32\")", "must be assigned to a single name");
   expect_err("A[i]", "\"abc\"", "cannot be used as a value");
-  expect_err("A[i]", "[v for v in A]", "comprehensions are not supported");
+  expect_err("A[i]", "[v for v in A]", "a comprehension runs over a compile-time sequence (a tuple, a list, range()), not buffer 'A'");
   expect_err("A[i]", "f\"{n}\"", "f-strings are not supported");
   expect_err("A[i]", "x & 1", "needs integer or boolean operands");
   expect_err("A[i]", "T.foo(x)", "T.foo is not supported");

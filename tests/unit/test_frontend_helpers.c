@@ -2,7 +2,9 @@
  * from kernels and factories are inlined at the call site (elab_helper.c):
  * values in expressions, statements where the call stands as a statement, names
  * resolved in the helper's own scope, errors located in the helper with a note
- * naming the call site. Also keyword-only and *args parameters, isinstance(). */
+ * naming the call site. Also keyword-only and *args parameters, isinstance(),
+ * and compile-time sequences: comprehensions, generator expressions and the
+ * builtins over them (elab_pyseq.c). */
 #include <stdlib.h>
 
 #include "frontend_test.h"
@@ -119,13 +121,43 @@ static void test_errors(void **state) {
   expect_error(HDR "def g(n):\n    return g(n + 1)\n" KHEAD "        A[0] = g(0)\n", NULL,
                "helper calls nest more than 64 deep");
   /* a helper outside the subset stays unread and says why where it is used */
-  expect_error(HDR "def g(n):\n    return sum([i for i in range(n)])\n" KHEAD "        A[0] = g(3)\n", NULL,
-               "helper function 'g' (not read: comprehensions are not supported) cannot be used in a kernel");
+  expect_error(HDR "def g(n):\n    return sum({i: i for i in range(n)})\n" KHEAD "        A[0] = g(3)\n", NULL,
+               "helper function 'g' (not read: dictionary comprehensions are not supported) cannot be used in a kernel");
   /* a kernel's parameters are plain */
   expect_error(HDR "@T.prim_func\ndef k(*A):\n    with T.Kernel(1, threads=32) as bx:\n        pass\n", NULL,
                "a T.prim_func cannot take *args parameters");
   expect_error(HDR "def f(x):\n    return isinstance(x, dict)\n" KHEAD "        A[0] = f(1)\n", NULL,
                "isinstance() is evaluated here only against");
+}
+
+static void test_sequences(void **state) {
+  (void)state;
+  /* comprehensions (nested clauses, conditions, unpacking) and generator expressions */
+  expect_ir(HDR "S = [x * y for x in range(1, 3) for y in (10, 20) if x * y != 20]\n"
+                "@T.prim_func\ndef k(A: T.Tensor((len(S), sum(v // 10 for v in S)), \"float32\")):\n"
+                "    with T.Kernel(1, threads=32) as bx:\n        A[0, 0] = 1.0\n",
+            NULL, "T.Tensor((2, 5), \"float32\")"); /* S = [10, 40] */
+  /* run-time items: sum builds the expression */
+  expect_ir(HDR KHEAD "        A[0] = sum(A[i] for i in range(1, 3))\n", NULL, "A[0] = 0.0 + A[1] + A[2]");
+  /* enumerate, zip, sorted, reversed, any, all, list, tuple; the comprehension's names stay inside */
+  expect_ir(HDR "P = list(zip((1, 2, 3), (4, 5)))\nQ = [i + v for i, v in enumerate(sorted((3, 1, 2), reverse=True), 10)]\n"
+                "R = tuple(reversed(range(3)))\nB = any(x > 2 for x in R) + 2 * all(x >= 0 for x in R)\n"
+                "i = 100\nZ = [i for i in range(2)]\n"
+                "@T.prim_func\ndef k(A: T.Tensor((len(P), P[1][1], Q[0], Q[2], R[0], B, i), \"float32\")):\n"
+                "    with T.Kernel(1, threads=32) as bx:\n        A[0, 0, 0, 0, 0, 0, 0] = 1.0\n",
+            NULL, "T.Tensor((2, 5, 13, 13, 2, 2, 100), \"float32\")");
+  /* what is iterated must be known at compile time */
+  expect_error(HDR KHEAD "        A[0] = sum([x for x in A])\n", NULL,
+               "a comprehension runs over a compile-time sequence (a tuple, a list, range()), not buffer 'A'");
+  expect_error(HDR KHEAD "        for i in T.serial(4):\n            A[i] = sum(range(i))\n", NULL,
+               "range can only be used as the iterable of a for loop (its bounds are run-time values)");
+  expect_error(HDR KHEAD "        A[0] = [x for x in range(3) if A[x] > 0][0]\n", NULL,
+               "a comprehension's condition must be a compile-time value");
+  expect_error(HDR KHEAD "        A[0] = f(x for x in range(3), 1)\n", NULL, "Generator expression must be parenthesized");
+  expect_error(HDR "X = len([v for v in range(200000)])\n" KHEAD "        A[0] = X\n", NULL,
+               "'X', set at line 3 by code the front end does not evaluate (range() here would make 200000 items");
+  expect_error(HDR "X = {k: 1 for k in range(2)}\n" KHEAD "        A[0] = X\n", NULL,
+               "(dictionary comprehensions are not supported)");
 }
 
 int main(void) {
@@ -134,6 +166,7 @@ int main(void) {
     cmocka_unit_test(test_macros),
     cmocka_unit_test(test_scoping),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_sequences),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,7 @@ typedef enum tl__builtin {
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
   BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
   BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL, BI_PY_ISINSTANCE,
+  BI_PY_SUM, BI_PY_ANY, BI_PY_ALL, BI_PY_ENUMERATE, BI_PY_ZIP, BI_PY_SORTED, BI_PY_REVERSED, BI_PY_LIST, BI_PY_TUPLE,
   BI_HINT,        /* a hint statement: T.use_swizzle, T.annotate_layout, ... (elab_hints.c) */
   BI_FUNC_ATTR,   /* T.func_attr({...}) */
   BI_WARP_POLICY, /* T.GemmWarpPolicy: its members are strings */
@@ -329,6 +330,12 @@ bool tl__py_func_known(const char *qualname);
 bool tl__py_builtin_name(const char *name); /* print, isinstance, ...: defined, not evaluated */
 tl__val *tl__py_func_call(tl__elab *E, const tl__ast_expr *call, const char *qualname);
 tl__val *tl__py_const(tl__elab *E, const char *qualname);
+
+/* Sequences (elab_pyseq.c): a comprehension or generator expression (AE_COMP)
+ * over compile-time sequences, a tuple of its items; range() outside a for
+ * loop, sum, any, all, enumerate, zip, sorted, reversed, list and tuple. */
+tl__val *tl__eval_comp(tl__elab *E, const tl__ast_expr *e);
+tl__val *tl__call_seq_builtin(tl__elab *E, const tl__ast_expr *call, const tl__val *fn);
 
 /* `import ...` / `from ... import ...` in any scope: binds the names. */
 bool tl__elab_import_stmt(tl__elab *E, const tl__ast_stmt *s);

@@ -81,6 +81,15 @@ static const tl__builtin_info PYTHON[] = {
   {"bool", BI_PY_BOOL, -1},
   {"len", BI_PY_LEN, -1},
   {"isinstance", BI_PY_ISINSTANCE, -1},
+  {"sum", BI_PY_SUM, -1},
+  {"any", BI_PY_ANY, -1},
+  {"all", BI_PY_ALL, -1},
+  {"enumerate", BI_PY_ENUMERATE, -1},
+  {"zip", BI_PY_ZIP, -1},
+  {"sorted", BI_PY_SORTED, -1},
+  {"reversed", BI_PY_REVERSED, -1},
+  {"list", BI_PY_LIST, -1},
+  {"tuple", BI_PY_TUPLE, -1},
 };
 
 const tl__builtin_info *tl__builtin_lang(const char *name) {

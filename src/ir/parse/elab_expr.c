@@ -595,6 +595,9 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
     case BI_PY_MIN: case BI_PY_MAX: case BI_PY_ABS: case BI_PY_INT: case BI_PY_FLOAT: case BI_PY_LEN: case BI_PY_BOOL:
       return call_python(E, e, fn);
     case BI_PY_ISINSTANCE: return call_isinstance(E, e);
+    case BI_RANGE: case BI_PY_SUM: case BI_PY_ANY: case BI_PY_ALL: case BI_PY_ENUMERATE: case BI_PY_ZIP:
+    case BI_PY_SORTED: case BI_PY_REVERSED: case BI_PY_LIST: case BI_PY_TUPLE:
+      return tl__call_seq_builtin(E, e, fn);
     case BI_DTYPE_OF: {
       static const char *const names[] = {"dtype"};
       const tl__ast_expr *a[1];
@@ -1084,6 +1087,7 @@ tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e) {
     case AE_BOOLOP: return boolop(E, e);
     case AE_COMPARE: return compare(E, e);
     case AE_IFEXP: return ifexp(E, e);
+    case AE_COMP: return tl__eval_comp(E, e);
     case AE_LAMBDA:
       v = tl__val_new(E, V_LAMBDA);
       if (v) v->u.lambda = e;

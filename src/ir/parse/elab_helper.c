@@ -78,10 +78,7 @@ static void frame_pop(tl__elab *E, tl__frame *f, const tl__val *fn) {
   E->env.len = f->env_start;
   E->frame = f->prev;
   E->frame_depth--;
-  if (E->p->status == TL_EINVAL) {
-    E->p->status = tl__error(TL_EINVAL, "%s\n%s:%u:%u: note: in %s '%s', called here", tl_last_error(), E->p->file,
-                             f->call.line, f->call.col, kind_name(fn), f->def->u.def.name);
-  }
+  tl__parse_note(E->p, f->call.line, f->call.col, "in %s '%s', called here", kind_name(fn), f->def->u.def.name);
 }
 
 /* ------------------------------------------------------------------ arguments */
