@@ -160,6 +160,33 @@ static void test_sequences(void **state) {
                "(dictionary comprehensions are not supported)");
 }
 
+static void test_forms(void **state) {
+  (void)state;
+  /* several dimensions from one T.dynamic */
+  expect_ir(HDR "M, N = T.dynamic(\"M, N\")\n@T.prim_func\ndef k(A: T.Tensor((M, N), \"float32\")):\n"
+                "    with T.Kernel(1, threads=32) as bx:\n        A[0, 0] = 1.0\n",
+            NULL, "A: T.Tensor((M, N), \"float32\")");
+  expect_ir(HDR "@tilelang.jit\ndef k(A):\n    M, N = T.dynamic(\"M N\")\n    A: T.Tensor((M, N), \"float32\")\n"
+                "    with T.Kernel(1, threads=32) as bx:\n        A[0, 0] = 1.0\n",
+            NULL, "A: T.Tensor((M, N), \"float32\")");
+  expect_error(HDR "@T.prim_func\ndef k(A: T.Tensor((4,), \"float32\")):\n    M = T.dynamic(\"M N\")\n"
+                   "    with T.Kernel(1, threads=32) as bx:\n        A[0] = 1.0\n",
+               NULL, "T.dynamic makes 2 dimensions here, assigned to 1 name");
+  /* & | ^ on booleans are the logical operations */
+  expect_ir(HDR KHEAD "        for i in T.Parallel(16):\n            A[i] = T.if_then_else((A[i] > 0) & (i < 8), 1.0, 0.0)\n",
+            NULL, "T.if_then_else(A[i] > 0.0 and i < 8, 1.0, 0.0)");
+  /* a kernel built by a helper the factory calls; a helper's kernel elsewhere is an error */
+  expect_ir(HDR "def fac(N):\n    def build(n):\n        @T.prim_func\n        def k(A: T.Tensor((n,), \"float32\")):\n"
+                "            with T.Kernel(1, threads=32) as bx:\n                A[0] = 1.0\n        return k\n"
+                "    unused = build(4)\n    build(2)\n    return build(N)\n",
+            (const char *const[]){"N=8", NULL}, "T.Tensor((8,), \"float32\")");
+  expect_error(HDR "def fac(N=4):\n    def build():\n        @T.prim_func\n        def inner(B: T.Tensor((N,), \"float32\")):\n"
+                   "            pass\n        return inner\n"
+                   "    @T.prim_func\n    def k(A: T.Tensor((N,), \"float32\")):\n        with T.Kernel(1, threads=32) as bx:\n"
+                   "            A[0] = build() + 1\n    return k\n",
+               NULL, "a @T.prim_func can be defined in a helper only when a factory calls it");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_values),
@@ -167,6 +194,7 @@ int main(void) {
     cmocka_unit_test(test_scoping),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_sequences),
+    cmocka_unit_test(test_forms),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

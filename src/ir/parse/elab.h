@@ -364,6 +364,13 @@ tl__val *tl__call_helper(tl__elab *E, const tl__ast_expr *call, const tl__val *f
 bool tl__helper_enter(tl__elab *E, const tl__ast_expr *call, const tl__val *fn, tl__frame *f);
 void tl__helper_leave(tl__elab *E, tl__frame *f, const tl__val *fn);
 
+/* A @T.prim_func defined in factory code (a factory's body, or a helper it
+ * calls): elaborated, bound to its name as a V_PRIMFUNC. tl__is_prim_func_def
+ * tells such a definition; tl__prim_func_free frees one not returned. */
+bool tl__nested_prim_func(tl__elab *E, const tl__ast_stmt *s);
+bool tl__is_prim_func_def(tl__elab *E, const tl__ast_stmt *s);
+void tl__prim_func_free(tl__prim_func_val *pf);
+
 /* Functions. */
 /* A parameter annotation: T.Tensor/T.Buffer (a global buffer named `name`) or a
  * dtype (a scalar variable). Exactly one of *buf, *var is set. */

@@ -232,6 +232,25 @@ static tl__val *call_isinstance(tl__elab *E, const tl__ast_expr *e) {
   return tl__val_bool(E, r);
 }
 
+/* One T.dynamic dimension: a value standing for a variable per function at the
+ * top level and in factories, the function's own variable inside one. */
+static tl__val *symbolic_dim(tl__elab *E, const char *name, tl_dtype dt, tl__pos at) {
+  if (!E->fn || E->fn->kind == FK_FACTORY) {
+    tl__val *v = tl__val_new(E, V_SYMBOLIC);
+    if (!v) return NULL;
+    v->u.sym.name = name;
+    v->u.sym.dt = dt;
+    return v;
+  }
+  tl__elab_at(E, at);
+  tl__symvar s = {NULL, tl_ir_var_new(E->mod, name, dt), E->fn->in_params, at.line, at.col};
+  if (!s.var) return tl__elab_builder_failed(E), NULL;
+  if (tl__vec_push(&E->fn->syms, &s) != TL_OK) return tl__parse_oom(E->p), NULL;
+  tl__val *v = tl__val_new(E, V_VAR);
+  if (v) v->u.var = s.var;
+  return v;
+}
+
 static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *fn) {
   const char *n = fn->u.bi.name;
   uint32_t na = e->u.call.nargs;
@@ -577,20 +596,36 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
           return NULL;
         }
       }
-      if (!E->fn || E->fn->kind == FK_FACTORY) {
-        tl__val *v = tl__val_new(E, V_SYMBOLIC);
-        if (!v) return NULL;
-        v->u.sym.name = nm->u.str.s;
-        v->u.sym.dt = dt;
-        return v;
+      /* "M, N" or "M N": one dimension per name, as a tuple (upstream's T.dynamic) */
+      const char *str = nm->u.str.s;
+      bool several = strpbrk(str, ", \t") != NULL;
+      tl__vec items = TL__VEC_INIT(tl__val *);
+      for (const char *q = str; *q;) {
+        while (*q == ',' || *q == ' ' || *q == '\t') q++;
+        size_t len = strcspn(q, ", \t");
+        if (!len) break;
+        const char *one = tl__pstrndup(E->p, q, len);
+        tl__val *v = one ? symbolic_dim(E, one, dt, at) : NULL;
+        if (!v || tl__vec_push(&items, &v) != TL_OK) {
+          if (v) tl__parse_oom(E->p);
+          tl__vec_free(&items);
+          return NULL;
+        }
+        q += len;
       }
-      tl__elab_at(E, at);
-      tl__symvar s = {NULL, tl_ir_var_new(E->mod, nm->u.str.s, dt), E->fn->in_params, at.line, at.col};
-      if (!s.var) return tl__elab_builder_failed(E), NULL;
-      if (tl__vec_push(&E->fn->syms, &s) != TL_OK) return tl__parse_oom(E->p), NULL;
-      tl__val *v = tl__val_new(E, V_VAR);
-      if (v) v->u.var = s.var;
-      return v;
+      tl__val *r = NULL;
+      if (!items.len) {
+        tl__elab_error(E, POS(a[0]), "%s needs the dimension's name as a string", n);
+      } else if (!several) {
+        r = TL__VEC_AT(&items, tl__val *, 0);
+      } else if ((r = tl__val_new(E, V_TUPLE)) && (r->u.tup.items = tl__parse_alloc(E->p, items.len * sizeof(tl__val *)))) {
+        memcpy(r->u.tup.items, items.data, items.len * sizeof(tl__val *));
+        r->u.tup.n = (uint32_t)items.len;
+      } else {
+        r = NULL;
+      }
+      tl__vec_free(&items);
+      return r;
     }
     case BI_PY_MIN: case BI_PY_MAX: case BI_PY_ABS: case BI_PY_INT: case BI_PY_FLOAT: case BI_PY_LEN: case BI_PY_BOOL:
       return call_python(E, e, fn);

@@ -125,6 +125,8 @@ static void pfunc_free(tl__prim_func_val *pf) {
   }
 }
 
+void tl__prim_func_free(tl__prim_func_val *pf) { pfunc_free(pf); }
+
 static bool add_param(tl__elab *E, tl__prim_func_val *pf, tl_ir_buffer *buf, tl_ir_var *var, bool is_output) {
   tl__fparam fp = {buf ? TL_PARAM_BUFFER : TL_PARAM_SCALAR, buf, var, is_output};
   if (tl__vec_push(&pf->params, &fp) != TL_OK) return tl__parse_oom(E->p), false;
@@ -444,7 +446,7 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
 static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
   if (t->kind == AE_NAME) {
     if (!tl__val_is_py(v) && v->kind != V_SYMBOLIC && v->kind != V_BUILTIN && v->kind != V_MODULE &&
-        v->kind != V_LAMBDA && v->kind != V_OPAQUE && v->kind != V_FUNC) {
+        v->kind != V_LAMBDA && v->kind != V_OPAQUE && v->kind != V_FUNC && v->kind != V_PRIMFUNC) {
       tl__elab_error(E, POS(t), "a factory can only assign compile-time values (numbers, strings, dtypes, tuples), not %s",
                tl__val_describe(E, v));
       return false;
@@ -532,7 +534,9 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
         if (!f && E->p->status != TL_OK) return false;
         if (fn && (!f || f->kind == V_OPAQUE || f->kind == V_MODULE)) continue;
         if (f && f->kind == V_FUNC) { /* a helper run for what it checks (assert, raise) */
-          if (!tl__eval(E, s->u.expr.e)) return false;
+          tl__val *r = tl__eval(E, s->u.expr.e);
+          if (!r) return false;
+          if (r->kind == V_PRIMFUNC) pfunc_free(r->u.pf); /* a kernel it made, dropped */
           continue;
         }
         break;
@@ -569,30 +573,7 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
           if (!v || !tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) return false;
           continue;
         }
-        deco_info d;
-        bool foreign;
-        if (!read_decorators(E, s, &d, &foreign)) return false;
-        if (foreign) {
-          tl__elab_error(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
-                   d.foreign);
-          return false;
-        }
-        tl__prim_func_val *pf = tl__elab_prim_func(E, s, E->env.len);
-        if (!pf) return false;
-        if (!apply_out_idx(E, pf, d.out_idx)) {
-          pfunc_free(pf);
-          return false;
-        }
-        tl__val *v = tl__val_new(E, V_PRIMFUNC);
-        if (!v) {
-          pfunc_free(pf);
-          return false;
-        }
-        v->u.pf = pf;
-        if (!tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) {
-          pfunc_free(pf);
-          return false;
-        }
+        if (!tl__nested_prim_func(E, s)) return false;
         continue;
       }
       case AS_RETURN: {
@@ -614,6 +595,36 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
   }
   return true;
 }
+
+bool tl__nested_prim_func(tl__elab *E, const tl__ast_stmt *s) {
+  deco_info d;
+  bool foreign;
+  if (!read_decorators(E, s, &d, &foreign)) return false;
+  if (foreign) {
+    tl__elab_error(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
+                   d.foreign);
+    return false;
+  }
+  tl__prim_func_val *pf = tl__elab_prim_func(E, s, E->env.len);
+  if (!pf) return false;
+  if (!apply_out_idx(E, pf, d.out_idx)) {
+    pfunc_free(pf);
+    return false;
+  }
+  tl__val *v = tl__val_new(E, V_PRIMFUNC);
+  if (!v) {
+    pfunc_free(pf);
+    return false;
+  }
+  v->u.pf = pf;
+  if (!tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) {
+    pfunc_free(pf);
+    return false;
+  }
+  return true;
+}
+
+bool tl__is_prim_func_def(tl__elab *E, const tl__ast_stmt *s) { return is_prim_func_def(E, s); }
 
 /* Frees the nested prim_funcs a factory made but did not return. */
 static void free_unreturned(tl__elab *E, size_t from, const tl__prim_func_val *keep) {
@@ -1081,6 +1092,18 @@ static bool spelled_prim_func(const tl__ast_stmt *s) {
   return false;
 }
 
+/* A block that defines a @<...>.prim_func, itself or in a nested helper
+ * (`def kernel_func(block_M, ...): @T.prim_func ...; return main`, called by
+ * the factory). */
+static bool defines_prim_func(const tl__ast_block *b) {
+  for (uint32_t i = 0; i < b->n; i++) {
+    const tl__ast_stmt *s = b->stmts[i];
+    if (spelled_prim_func(s)) return true;
+    if (s->kind == AS_DEF && defines_prim_func(&s->u.def.body)) return true;
+  }
+  return false;
+}
+
 static bool elab_def(tl__elab *E, const pending *pd) {
   const tl__ast_stmt *def = pd->def;
   if (def->u.def.deferred) {
@@ -1092,7 +1115,7 @@ static bool elab_def(tl__elab *E, const pending *pd) {
   if (!read_decorators(E, def, &d, &foreign)) return false;
   bool factory = false;
   /* By the decorator's spelling: the factory may import T itself. */
-  for (uint32_t i = 0; i < def->u.def.body.n && !factory; i++) factory = spelled_prim_func(def->u.def.body.stmts[i]);
+  factory = defines_prim_func(&def->u.def.body);
   if (E->p->status != TL_OK) return false;
   /* Other decorators on a kernel (@autotune(configs=...), @simplify_prim_func, a
    * user's own) are accepted and have no effect: autotuning takes the defaults or

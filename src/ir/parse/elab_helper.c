@@ -75,6 +75,14 @@ static bool frame_push(tl__elab *E, tl__frame *f, const tl__val *fn, const tl__a
 
 /* Drops the helper's bindings; after an error in its body, notes the call site. */
 static void frame_pop(tl__elab *E, tl__frame *f, const tl__val *fn) {
+  /* Kernels the helper made (factory code) and did not return die with it. */
+  for (size_t i = f->env_start; i < E->env.len; i++) {
+    tl__binding *b = tl__vec_at(&E->env, i);
+    if (b->v->kind != V_PRIMFUNC || (f->ret && f->ret->kind == V_PRIMFUNC && f->ret->u.pf == b->v->u.pf)) continue;
+    tl__prim_func_free(b->v->u.pf);
+    b->v->u.pf = NULL;
+    b->v->kind = V_NONE;
+  }
   E->env.len = f->env_start;
   E->frame = f->prev;
   E->frame_depth--;
@@ -282,6 +290,14 @@ static bool value_stmt(tl__elab *E, tl__frame *f, const tl__ast_stmt *s, uint64_
       f->returned = true;
       return f->ret != NULL;
     case AS_DEF: {
+      /* A kernel defined by a helper that a factory calls (upstream's
+       * `def kernel_func(block_M, ...)` returning its @T.prim_func). */
+      if (tl__is_prim_func_def(E, s)) {
+        if (E->fn && E->fn->kind == FK_FACTORY) return tl__nested_prim_func(E, s);
+        tl__elab_error(E, POS(s), "a @T.prim_func can be defined in a helper only when a factory calls it");
+        return false;
+      }
+      if (E->p->status != TL_OK) return false;
       tl__val *v = tl__helper_value(E, s, E->env.len + 1);
       return v && tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col);
     }

@@ -32,6 +32,7 @@ static const struct {
   {"math.pow", PF_POW, 2, 2},
   {"math.fabs", PF_FABS, 1, 1},
   {"tilelang.math.next_power_of_2", PF_NEXT_POW2, 1, 1},
+  {"tilelang.next_power_of_2", PF_NEXT_POW2, 1, 1},
   {"tilelang.math.cdiv", PF_CDIV, 2, 2},
   {"tilelang.cdiv", PF_CDIV, 2, 2},
   {"tvm.DataType", PF_DATATYPE, 1, 1},

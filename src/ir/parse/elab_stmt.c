@@ -834,12 +834,26 @@ static bool elab_assign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       const tl__ast_expr *t = s->u.assign.target;
       tl__val *v = tl__eval(E, value);
       if (!v) return false;
-      if (t->kind != AE_NAME) {
-        tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi.name);
+      /* M = T.dynamic("M"); M, N = T.dynamic("M, N") */
+      bool tuple = t->kind == AE_TUPLE || t->kind == AE_LIST;
+      uint32_t cnt = tuple ? t->u.seq.n : 1;
+      const tl__ast_expr *const *ts = tuple ? (const tl__ast_expr *const *)t->u.seq.items : &t;
+      if (tuple != (v->kind == V_TUPLE) || (tuple && v->u.tup.n != cnt)) {
+        tl__elab_error(E, POS(t), "%s makes %u dimension%s here, assigned to %u name%s", bi.name,
+                       v->kind == V_TUPLE ? v->u.tup.n : 1, v->kind == V_TUPLE && v->u.tup.n == 1 ? "" : "s", cnt,
+                       cnt == 1 ? "" : "s");
         return false;
       }
-      if (!check_rebind(E, t->u.name, POS(t))) return false;
-      return tl__bind(E, t->u.name, v, B_SYM, t->line, t->col);
+      for (uint32_t i = 0; i < cnt; i++) {
+        if (ts[i]->kind != AE_NAME) {
+          tl__elab_error(E, POS(ts[i]), "%s must be assigned to names", bi.name);
+          return false;
+        }
+        if (!check_rebind(E, ts[i]->u.name, POS(ts[i])) ||
+            !tl__bind(E, ts[i]->u.name, tuple ? v->u.tup.items[i] : v, B_SYM, ts[i]->line, ts[i]->col))
+          return false;
+      }
+      return true;
     }
     default: break;
   }

@@ -684,6 +684,11 @@ tl__val *tl__binop(tl__elab *E, const tl__ast_expr *at_e, tl__ast_op op, tl__val
     tl__elab_error(E, at, "operator '%s' is not supported here", tl__ast_op_str(op));
     return NULL;
   }
+  /* On booleans (mask = (i < n) & (j >= 0)), &, | and ^ are the logical
+   * operations, as TVM makes them: the IR's bitwise ones take integers. */
+  if (is_bool && op == AOP_BITAND) bop = TL_BIN_AND;
+  if (is_bool && op == AOP_BITOR) bop = TL_BIN_OR;
+  if (is_bool && op == AOP_BITXOR) bop = TL_BIN_NE;
   return tl__val_expr(E, tl_ir_binary(E->mod, bop, ea, eb));
 }
 
