@@ -162,6 +162,8 @@ static void test_sequences(void **state) {
 
 static void test_forms(void **state) {
   (void)state;
+  /* print() in a kernel body runs at trace time upstream: no kernel code */
+  expect_ir(HDR KHEAD "        print(\"tracing\", bx)\n        A[0] = 1.0\n", NULL, "    with T.Kernel(1, threads=32) as bx:\n        A[0] = 1.0");
   /* several dimensions from one T.dynamic */
   expect_ir(HDR "M, N = T.dynamic(\"M, N\")\n@T.prim_func\ndef k(A: T.Tensor((M, N), \"float32\")):\n"
                 "    with T.Kernel(1, threads=32) as bx:\n        A[0, 0] = 1.0\n",
@@ -187,6 +189,31 @@ static void test_forms(void **state) {
                NULL, "a @T.prim_func can be defined in a helper only when a factory calls it");
 }
 
+static void test_loops(void **state) {
+  (void)state;
+  /* while, break and continue in factory code and in helpers, on compile-time values */
+  expect_ir(HDR "def fac(N):\n    b = 1\n    while b * 2 <= N:\n        b *= 2\n    t = 0\n"
+                "    for v in range(100):\n        if v % 2:\n            continue\n        if v > 6:\n            break\n"
+                "        t += v\n"
+                "    @T.prim_func\n    def k(A: T.Tensor((b, t), \"float32\")):\n"
+                "        with T.Kernel(1, threads=32) as bx:\n            A[0, 0] = 1.0\n    return k\n",
+            (const char *const[]){"N=100", NULL}, "T.Tensor((64, 12), \"float32\")");
+  expect_ir(HDR "def log2(n):\n    r = 0\n    while True:\n        if n <= 1:\n            break\n        n //= 2\n"
+                "        r += 1\n    return r\n" KHEAD "        A[0] = log2(1024)\n",
+            NULL, "A[0] = 1e+01");
+  /* in kernel code they are errors (the IR has no while loop yet) */
+  expect_error(HDR KHEAD "        i = 0\n        while i < 4:\n            A[i] = 0.0\n", NULL,
+               "t.py:7:9: 'while' loops in kernel code are not supported yet");
+  expect_error(HDR "@T.macro\ndef g(buf):\n    while buf[0] > 0:\n        buf[0] = 0.0\n" KHEAD "        A[1] = g(A) + 1.0\n",
+               NULL, "macro 'g' loops while a run-time condition holds");
+  /* Python's own rules */
+  expect_error(HDR "def f():\n    break\n" KHEAD "        A[0] = f()\n", NULL,
+               "helper function 'f' (not read: 'break' outside loop) cannot be used in a kernel");
+  expect_error(HDR "def fac():\n    for i in range(2):\n        def f():\n            continue\n"
+                   "    @T.prim_func\n    def k(A: T.Tensor((4,), \"float32\")):\n        pass\n    return k\n", NULL,
+               "'continue' not properly in loop");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_values),
@@ -195,6 +222,7 @@ int main(void) {
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_sequences),
     cmocka_unit_test(test_forms),
+    cmocka_unit_test(test_loops),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

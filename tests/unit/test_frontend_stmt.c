@@ -437,7 +437,7 @@ static void test_errors(void **state) {
              "T.Parallel argument 'coalesced_width' is not supported");
   expect_err(IN_KERNEL("        for i in T.Pipelined(8, num_stages=2, num_stage=[0]):\n            pass\n"),
              "T.Pipelined got an unexpected keyword argument 'num_stage'");
-  expect_err(IN_KERNEL("        for i in T.serial(8):\n            break\n"), "'break' is not supported");
+  expect_err(IN_KERNEL("        for i in T.serial(8):\n            break\n"), "'break' in kernel code is not supported yet");
   expect_err(IN_KERNEL("        return A\n"), "'return' is not allowed in a T.prim_func");
   expect_err(IN_KERNEL("        @T.prim_func\n        def g():\n            pass\n"), "a kernel cannot be defined inside a kernel");
   expect_err(IN_KERNEL("        import math\n        A[0, 0] = math.sqrt\n"), "math.sqrt cannot be used in a kernel");

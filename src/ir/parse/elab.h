@@ -182,6 +182,8 @@ typedef struct tl__fstate {
  * in its own bindings [env_start, len) and then in [0, outer_visible), as in the
  * helper's lexical scope; the caller's locals are hidden. */
 #define TL__VISIBLE_MODULE ((size_t)-1)
+enum { TL__LOOP_NONE, TL__LOOP_BREAK, TL__LOOP_CONTINUE };
+#define TL__MAX_WHILE_ITERATIONS 100000 /* a compile-time while loop's iterations */
 #define TL__MAX_HELPER_DEPTH 64
 typedef struct tl__frame tl__frame;
 
@@ -199,6 +201,8 @@ typedef struct tl__elab {
   bool star_lang;
   const char *star_module;
   tl__frame *frame;  /* the innermost helper being inlined, NULL when none */
+  int loop_ctl;      /* compile-time loops: a `break`/`continue` ran (TL__LOOP_*), until its loop sees it */
+  int ct_loop_base;  /* kernel code: E->fn->loops at the innermost compile-time while (-1: none) */
   int frame_depth;
   size_t module_len; /* module bindings [0, module_len) once the top level has run */
   bool module_done;

@@ -506,15 +506,46 @@ static bool factory_for(tl__elab *E, const tl__ast_stmt *s, tl__prim_func_val **
     tl__val *x = is_range ? tl__val_int(E, lo + (int64_t)i * step) : seq->u.tup.items[i];
     if (!x || !factory_assign(E, s->u.for_.target, x)) return false;
     if (!factory_stmts(E, &s->u.for_.body, result, ret_at)) return false;
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK) break;
+  }
+  return true;
+}
+
+/* `while cond:` in factory code: the condition must be a compile-time value. */
+static bool factory_while(tl__elab *E, const tl__ast_stmt *s, tl__prim_func_val **result, const tl__ast_stmt **ret_at) {
+  for (uint64_t n = 0; !*ret_at; n++) {
+    tl__val *c = tl__eval(E, s->u.if_.cond);
+    if (!c) return false;
+    if (!tl__val_is_py(c)) {
+      tl__elab_error(E, POS(s->u.if_.cond), "a while loop in a factory needs a compile-time condition");
+      return false;
+    }
+    if (!tl__py_truth(c)) break;
+    if (n >= TL__MAX_WHILE_ITERATIONS) {
+      tl__elab_error(E, POS(s), "this while loop ran %d times without ending", TL__MAX_WHILE_ITERATIONS);
+      return false;
+    }
+    if (!factory_stmts(E, &s->u.if_.body, result, ret_at)) return false;
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK) break;
   }
   return true;
 }
 
 static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val **result, const tl__ast_stmt **ret_at) {
-  for (uint32_t i = 0; i < b->n && !*ret_at; i++) {
+  for (uint32_t i = 0; i < b->n && !*ret_at && !E->loop_ctl; i++) {
     const tl__ast_stmt *s = b->stmts[i];
     switch ((tl__ast_skind)s->kind) {
       case AS_PASS: continue;
+      case AS_BREAK: case AS_CONTINUE: /* the parser saw the loop around it */
+        E->loop_ctl = s->kind == AS_BREAK ? TL__LOOP_BREAK : TL__LOOP_CONTINUE;
+        continue;
+      case AS_WHILE:
+        if (!factory_while(E, s, result, ret_at)) return false;
+        continue;
       case AS_ASSERT:
         if (!tl__elab_assert(E, s)) return false;
         continue;
@@ -876,6 +907,7 @@ static bool stmt_names(tl__elab *E, const tl__ast_stmt *s, tl__vec *out) {
   switch ((tl__ast_skind)s->kind) {
     case AS_ASSIGN: case AS_ANNASSIGN: case AS_AUGASSIGN: return target_names(E, s->u.assign.target, out);
     case AS_FOR: return target_names(E, s->u.for_.target, out) && block_names(E, &s->u.for_.body, out);
+    case AS_WHILE: return block_names(E, &s->u.if_.body, out);
     case AS_WITH:
       return (!s->u.with.target || target_names(E, s->u.with.target, out)) && block_names(E, &s->u.with.body, out);
     case AS_IF: return block_names(E, &s->u.if_.body, out) && block_names(E, &s->u.if_.orelse, out);
@@ -1070,7 +1102,8 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
         if (!elab_top_stmt(E, b->stmts[i], pend)) return false;
       return true;
     }
-    case AS_FOR: return unread_names(E, s, "top-level loops are not run");
+    case AS_FOR: case AS_WHILE: return unread_names(E, s, "top-level loops are not run");
+    case AS_BREAK: case AS_CONTINUE: return true; /* only inside loops, which are not run */
     case AS_WITH: return unread_names(E, s, "top-level 'with' blocks are not run");
     case AS_RETURN:
       tl__elab_error(E, POS(s), "'return' outside function");
@@ -1143,6 +1176,7 @@ tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_
   E.opts = opts;
   if (opts && opts->struct_size >= offsetof(tl_ir_parse_options, func) + sizeof opts->func) E.only_func = opts->func;
   tl__vec_init(&E.env, sizeof(tl__binding));
+  E.ct_loop_base = -1;
   tl__vec pend = TL__VEC_INIT(pending);
   E.file = tl_ir_module_intern(mod, p->file);
   if (!E.file) {

@@ -242,6 +242,27 @@ static bool value_for(tl__elab *E, tl__frame *f, const tl__ast_stmt *s, uint64_t
     tl__val *x = is_range ? tl__val_int(E, lo + (int64_t)i * step) : seq->u.tup.items[i];
     if (!x || !value_assign(E, f, s->u.for_.target, x)) return false;
     if (!value_block(E, f, &s->u.for_.body, iters)) return false;
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK) break;
+  }
+  return true;
+}
+
+static bool value_while(tl__elab *E, tl__frame *f, const tl__ast_stmt *s, uint64_t *iters) {
+  while (!f->returned) {
+    tl__val *c = tl__eval(E, s->u.if_.cond);
+    if (!c) return false;
+    if (!tl__val_is_py(c)) return needs_statements(E, f, POS(s->u.if_.cond), "loops while a run-time condition holds");
+    if (!tl__py_truth(c)) break;
+    if (++*iters > HELPER_MAX_ITERATIONS) {
+      tl__elab_error(E, POS(s), "loops in this helper call would run more than %d times", HELPER_MAX_ITERATIONS);
+      return false;
+    }
+    if (!value_block(E, f, &s->u.if_.body, iters)) return false;
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK) break;
   }
   return true;
 }
@@ -285,6 +306,10 @@ static bool value_stmt(tl__elab *E, tl__frame *f, const tl__ast_stmt *s, uint64_
       return value_block(E, f, tl__py_truth(c) ? &s->u.if_.body : &s->u.if_.orelse, iters);
     }
     case AS_FOR: return value_for(E, f, s, iters);
+    case AS_WHILE: return value_while(E, f, s, iters);
+    case AS_BREAK: case AS_CONTINUE:
+      E->loop_ctl = s->kind == AS_BREAK ? TL__LOOP_BREAK : TL__LOOP_CONTINUE;
+      return true;
     case AS_RETURN:
       f->ret = s->u.ret.value ? tl__eval(E, s->u.ret.value) : tl__val_new(E, V_NONE);
       f->returned = true;
@@ -309,7 +334,7 @@ static bool value_stmt(tl__elab *E, tl__frame *f, const tl__ast_stmt *s, uint64_
 }
 
 static bool value_block(tl__elab *E, tl__frame *f, const tl__ast_block *b, uint64_t *iters) {
-  for (uint32_t i = 0; i < b->n && !f->returned; i++)
+  for (uint32_t i = 0; i < b->n && !f->returned && !E->loop_ctl; i++)
     if (!value_stmt(E, f, b->stmts[i], iters)) return false;
   return true;
 }

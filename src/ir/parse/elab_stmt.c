@@ -813,6 +813,10 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     tl__val *ret;
     return inline_helper(E, e, h, items, &ret);
   }
+  /* print(...) in a kernel body prints while upstream traces it: no kernel code */
+  if (e->kind == AE_CALL && e->u.call.fn->kind == AE_NAME && strcmp(e->u.call.fn->u.name, "print") == 0 &&
+      !tl__lookup(E, "print"))
+    return true;
   tl__val *v = tl__eval(E, e);
   if (!v) return false;
   tl__elab_error(E, POS(e), "this expression has no effect: only tile operations (T.copy, T.gemm, ...) can stand alone "
@@ -909,6 +913,43 @@ static bool elab_annassign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   return ev && assign_name(E, t->u.name, ev, POS(t), items);
 }
 
+/* `while` in kernel code. In the body of a plain helper `def` (Python that
+ * upstream runs while tracing) a loop on a compile-time condition runs here,
+ * its body elaborated once per iteration; anywhere else it would be a run-time
+ * loop, which the IR does not have yet (upstream lowers it to TIR's While). */
+static bool elab_while(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
+  const tl__frame *f = tl__cur_frame(E);
+  if (!f || f->macro) {
+    tl__elab_error(E, POS(s), "'while' loops in kernel code are not supported yet (use a for loop over T.serial)");
+    return false;
+  }
+  int base = E->ct_loop_base;
+  E->ct_loop_base = E->fn->loops;
+  bool ok = true;
+  for (int n = 0; ok; n++) {
+    tl__val *c = tl__eval(E, s->u.if_.cond);
+    if (!(ok = c != NULL)) break;
+    if (!tl__val_is_py(c)) {
+      tl__elab_error(E, POS(s->u.if_.cond), "a while loop in helper function '%s' needs a compile-time condition "
+                     "(a run-time while loop is not supported yet)", f->def->u.def.name);
+      ok = false;
+      break;
+    }
+    if (!tl__py_truth(c)) break;
+    if (n >= TL__MAX_WHILE_ITERATIONS) {
+      tl__elab_error(E, POS(s), "this while loop ran %d times without ending", TL__MAX_WHILE_ITERATIONS);
+      ok = false;
+      break;
+    }
+    ok = elab_stmts(E, &s->u.if_.body, items);
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK || f->returned) break;
+  }
+  E->ct_loop_base = base;
+  return ok;
+}
+
 static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *items) {
   switch ((tl__ast_skind)s->kind) {
     case AS_EXPR: return elab_expr_stmt(E, s, items);
@@ -922,6 +963,14 @@ static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *it
     }
     case AS_IF: return elab_if(E, s, items);
     case AS_FOR: return elab_for(E, s, items);
+    case AS_WHILE: return elab_while(E, s, items);
+    case AS_BREAK: case AS_CONTINUE:
+      if (E->ct_loop_base >= 0 && E->ct_loop_base == E->fn->loops) { /* of a compile-time while */
+        E->loop_ctl = s->kind == AS_BREAK ? TL__LOOP_BREAK : TL__LOOP_CONTINUE;
+        return true;
+      }
+      tl__elab_error(E, POS(s), "'%s' in kernel code is not supported yet", s->kind == AS_BREAK ? "break" : "continue");
+      return false;
     case AS_WITH: return elab_kernel(E, s, items);
     case AS_DEF: { /* a helper or @T.macro defined in the kernel: it sees the kernel's names */
       for (uint32_t i = 0; i < s->u.def.ndeco; i++) {
@@ -1001,6 +1050,7 @@ static bool elab_stmts(tl__elab *E, const tl__ast_block *b, tl__vec *items) {
   for (uint32_t i = 0; i < b->n; i++) {
     const tl__frame *f = tl__cur_frame(E);
     if (f && f->returned) return true; /* the rest of a helper after its `return` does not run */
+    if (E->loop_ctl) return true;      /* nor the rest of a compile-time loop's body after break/continue */
     if (E->fn->returned) {
       tl__elab_error(E, POS(b->stmts[i]), "statement after 'return'");
       return false;

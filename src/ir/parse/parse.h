@@ -152,7 +152,8 @@ struct tl__ast_expr {
 
 typedef enum tl__ast_skind {
   AS_EXPR, AS_ASSIGN, AS_ANNASSIGN, AS_AUGASSIGN, AS_PASS, AS_RETURN, AS_OPAQUE, AS_RAISE,
-  AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM, AS_ASSERT
+  AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM, AS_ASSERT,
+  AS_WHILE, AS_BREAK, AS_CONTINUE /* while: u.if_ (cond, body; orelse empty) */
 } tl__ast_skind;
 
 typedef struct tl__ast_stmt tl__ast_stmt;
