@@ -43,7 +43,7 @@ static void test_unread_top_level(void **state) {
   const char *src =
       HDR "import torch\nfrom tilelang.autotuner import *\nfrom .utils import helper\n"
       "try:\n    import triton\nexcept ImportError:\n    triton = None\n"
-      "torch.manual_seed(0)\nDEVICE = torch.device('cuda')\nCONFIGS = [b for b in (1, 2)]\n"
+      "torch.manual_seed(0)\nDEVICE = torch.device('cuda')\nCONFIGS = {b: b for b in (1, 2)}\n"
       "class Ref:\n    x = 1\n"
       "ref = torch.randn(4, 4) @ torch.randn(4, 4)\n"
       "for i in range(3):\n    LAST = i\n"
@@ -58,24 +58,24 @@ static void test_unread_top_level(void **state) {
   assert_int_equal(f->params[0].buffer->shape[0]->u.int_value, 20);
   tl_ir_module_free(m);
   /* a kernel using a name that unread code set fails naming it and why */
-  expect_error(HDR "CONFIGS = [b for b in (1, 2)]\n"
+  expect_error(HDR "CONFIGS = {b: b for b in (1, 2)}\n"
                    "@T.prim_func\ndef k(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1, threads=32) as bx:\n"
                    "        A[0] = CONFIGS\n",
-               NULL, "'CONFIGS', set at line 3 by code the front end does not evaluate (comprehensions are not supported)");
+               NULL, "'CONFIGS', set at line 3 by code the front end does not evaluate (dictionary comprehensions are not supported)");
   expect_error(HDR "import torch\nX = 2\nX.append(3)\n" KERNEL("k", "X"), NULL, "a method call may change it");
   /* a syntax error stays an error at the top level */
   expect_error(HDR "x = 1 +* 2\n" KERNEL("k", "4"), NULL, "t.py:3:8: expected an expression, found '*'");
   /* a kernel-like definition outside the subset reports its error */
   expect_error(HDR "@T.prim_func\ndef k(A: T.Tensor((4,), \"float32\")):\n    with T.Kernel(1, threads=32) as bx:\n"
-                   "        A[0] = sum([A[i] for i in range(4)])\n",
-               NULL, "t.py:6:26: comprehensions are not supported");
+                   "        A[0] = sum({i: A[i] for i in range(4)})\n",
+               NULL, "t.py:6:29: dictionary comprehensions are not supported");
 }
 
 static void test_one_function(void **state) {
   (void)state;
   const char *src = HDR "def needs(N):\n    @T.prim_func\n    def main(A: T.Tensor((N,), \"float32\")):\n"
                         "        with T.Kernel(1, threads=32) as bx:\n            A[0] = 1.0\n    return main\n"
-                        "def broken(N=4):\n    x = [i for i in range(N)]\n    @T.prim_func\n"
+                        "def broken(N=4):\n    x = {i: i for i in range(N)}\n    @T.prim_func\n"
                         "    def main(A: T.Tensor((N,), \"float32\")):\n        with T.Kernel(1, threads=32) as bx:\n"
                         "            A[0] = 1.0\n    return main\n" KERNEL("plain", "16");
   tl_ir_module *m = NULL;
@@ -89,7 +89,7 @@ static void test_one_function(void **state) {
   tl_ir_module_free(m);
   m = NULL;
   assert_int_equal(parse_func(src, "broken", NULL, &m), TL_EINVAL);
-  assert_non_null(strstr(tl_last_error(), "comprehensions are not supported"));
+  assert_non_null(strstr(tl_last_error(), "dictionary comprehensions are not supported"));
   /* without func every function is elaborated: the first one needs N */
   expect_error(src, NULL, "factory 'needs': parameter 'N' has no default");
   /* a caller built before the field existed: all of them too */

@@ -55,6 +55,27 @@ static void find_line(const tl__parse_ctx *p, uint32_t line, size_t *start, size
   *len = end - begin;
 }
 
+/* The source line `line` and a caret under column `col`, after a newline. */
+static void append_caret(tl__sb *sb, const tl__parse_ctx *p, uint32_t line, uint32_t col) {
+  if (line == 0) return;
+  size_t start, len;
+  find_line(p, line, &start, &len);
+  tl__sb_putc(sb, '\n');
+  tl__sb_appendn(sb, p->src + start, len);
+  tl__sb_putc(sb, '\n');
+  /* One blank per character before the column (tabs kept, so the caret lines up
+   * however the line is displayed); UTF-8 continuation bytes take no column. */
+  uint32_t c = 1;
+  for (size_t i = 0; i < len && c < col; i++) {
+    unsigned char ch = (unsigned char)p->src[start + i];
+    if ((ch & 0xC0) == 0x80) continue;
+    tl__sb_putc(sb, ch == '\t' ? '\t' : ' ');
+    c++;
+  }
+  for (; c < col; c++) tl__sb_putc(sb, ' ');
+  tl__sb_putc(sb, '^');
+}
+
 tl_status tl__parse_error(tl__parse_ctx *p, uint32_t line, uint32_t col, const char *fmt, ...) {
   if (p->status != TL_OK) return p->status;
   tl__sb sb = TL__SB_INIT;
@@ -63,26 +84,28 @@ tl_status tl__parse_error(tl__parse_ctx *p, uint32_t line, uint32_t col, const c
   va_start(ap, fmt);
   tl__sb_vappendf(&sb, fmt, ap);
   va_end(ap);
-  if (line > 0) {
-    size_t start, len;
-    find_line(p, line, &start, &len);
-    tl__sb_putc(&sb, '\n');
-    tl__sb_appendn(&sb, p->src + start, len);
-    tl__sb_putc(&sb, '\n');
-    /* One blank per character before the column (tabs kept, so the caret lines up
-     * however the line is displayed); UTF-8 continuation bytes take no column. */
-    uint32_t c = 1;
-    for (size_t i = 0; i < len && c < col; i++) {
-      unsigned char ch = (unsigned char)p->src[start + i];
-      if ((ch & 0xC0) == 0x80) continue;
-      tl__sb_putc(&sb, ch == '\t' ? '\t' : ' ');
-      c++;
-    }
-    for (; c < col; c++) tl__sb_putc(&sb, ' ');
-    tl__sb_putc(&sb, '^');
-  }
+  append_caret(&sb, p, line, col);
   if (tl__sb_status(&sb) != TL_OK) {
     tl__sb_free(&sb);
+    return tl__parse_oom(p);
+  }
+  p->status = tl__error(TL_EINVAL, "%s", tl__sb_str(&sb));
+  tl__sb_free(&sb);
+  return p->status;
+}
+
+tl_status tl__parse_note(tl__parse_ctx *p, uint32_t line, uint32_t col, const char *fmt, ...) {
+  if (p->status != TL_EINVAL) return p->status;
+  tl__sb sb = TL__SB_INIT;
+  tl__sb_appendf(&sb, "%s\n%s:%u:%u: note: ", tl_last_error(), p->file, line, col);
+  va_list ap;
+  va_start(ap, fmt);
+  tl__sb_vappendf(&sb, fmt, ap);
+  va_end(ap);
+  append_caret(&sb, p, line, col);
+  if (tl__sb_status(&sb) != TL_OK) {
+    tl__sb_free(&sb);
+    p->status = TL_OK;
     return tl__parse_oom(p);
   }
   p->status = tl__error(TL_EINVAL, "%s", tl__sb_str(&sb));

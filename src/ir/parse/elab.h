@@ -28,6 +28,7 @@ typedef enum tl__val_kind {
   V_SYMBOLIC, /* T.symbolic/T.dynamic at module level: one variable per function */
   V_PRIMFUNC, /* a @T.prim_func nested in a factory, elaborated */
   V_LAMBDA,   /* a lambda: called on compile-time or IR values, its body evaluated there */
+  V_FUNC,     /* a helper `def` or @T.macro of the file: inlined where it is called (elab_helper.c) */
   V_OPAQUE    /* anything else (other modules, helper functions): an error when used */
 } tl__val_kind;
 
@@ -52,6 +53,9 @@ struct tl__val {
     struct { const char *name; tl_dtype dt; } sym;
     tl__prim_func_val *pf;
     const tl__ast_expr *lambda; /* the AE_LAMBDA */
+    /* V_FUNC: the definition; visible: bindings [0, visible) its body sees
+     * (TL__VISIBLE_MODULE: the module's, as a top-level function sees them) */
+    struct { const tl__ast_stmt *def; size_t visible; bool macro; } fn;
     const char *opaque; /* how to name it in messages */
   } u;
 };
@@ -69,12 +73,14 @@ typedef enum tl__builtin {
   BI_COPY, BI_FILL, BI_CLEAR, BI_GEMM, BI_REDUCE, BI_ATOMIC_ADD, BI_CUMSUM, BI_SYNC_THREADS,
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
   BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
-  BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL,
+  BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL, BI_PY_ISINSTANCE,
+  BI_PY_SUM, BI_PY_ANY, BI_PY_ALL, BI_PY_ENUMERATE, BI_PY_ZIP, BI_PY_SORTED, BI_PY_REVERSED, BI_PY_LIST, BI_PY_TUPLE,
   BI_HINT,        /* a hint statement: T.use_swizzle, T.annotate_layout, ... (elab_hints.c) */
   BI_FUNC_ATTR,   /* T.func_attr({...}) */
   BI_WARP_POLICY, /* T.GemmWarpPolicy: its members are strings */
   BI_LAYOUT,      /* T.Layout, T.Fragment, make_swizzled_layout: values only hints take */
-  BI_DTYPE_OF     /* T.dtype("float16"): the dtype (its .bits are a value) */
+  BI_DTYPE_OF,    /* T.dtype("float16"): the dtype (its .bits are a value) */
+  BI_MACRO        /* @T.macro: a helper whose body is expanded where it is called */
 } tl__builtin;
 
 typedef struct tl__builtin_info {
@@ -172,6 +178,15 @@ typedef struct tl__fstate {
   tl__prim_func_val *pf; /* the function being built (prim_func and jit), for its attributes */
 } tl__fstate;
 
+/* A helper function being inlined (elab_helper.c): while it runs, names resolve
+ * in its own bindings [env_start, len) and then in [0, outer_visible), as in the
+ * helper's lexical scope; the caller's locals are hidden. */
+#define TL__VISIBLE_MODULE ((size_t)-1)
+enum { TL__LOOP_NONE, TL__LOOP_BREAK, TL__LOOP_CONTINUE };
+#define TL__MAX_WHILE_ITERATIONS 100000 /* a compile-time while loop's iterations */
+#define TL__MAX_HELPER_DEPTH 64
+typedef struct tl__frame tl__frame;
+
 typedef struct tl__elab {
   tl__parse_ctx *p;
   tl_ir_module *mod;
@@ -185,6 +200,12 @@ typedef struct tl__elab {
    * or are opaque members of M */
   bool star_lang;
   const char *star_module;
+  tl__frame *frame;  /* the innermost helper being inlined, NULL when none */
+  int loop_ctl;      /* compile-time loops: a `break`/`continue` ran (TL__LOOP_*), until its loop sees it */
+  int ct_loop_base;  /* kernel code: E->fn->loops at the innermost compile-time while (-1: none) */
+  int frame_depth;
+  size_t module_len; /* module bindings [0, module_len) once the top level has run */
+  bool module_done;
 } tl__elab;
 
 /* ------------------------------------------------------------------ helpers */
@@ -194,6 +215,25 @@ typedef struct tl__pos {
   uint32_t line, col;
 } tl__pos;
 #define POS(node) ((tl__pos){(node)->line, (node)->col})
+
+struct tl__frame {
+  const tl__ast_stmt *def; /* the helper */
+  tl__pos call;            /* where it was called */
+  size_t env_start, outer_visible;
+  tl__fstate *fn;          /* the function being elaborated when it was called (NULL: top level) */
+  int depth;               /* statement mode: the block depth of the helper's body */
+  bool stmts;              /* statement mode (a body that may build kernel statements) */
+  bool macro;              /* a @T.macro (for messages) */
+  bool returned;           /* a `return` ran */
+  tl__val *ret;            /* its value (None when bare) */
+  tl__frame *prev;
+};
+
+/* The first binding of the innermost scope that a new binding may shadow: the
+ * helper's own (when one is being inlined) or the function's. */
+size_t tl__scope_start(tl__elab *E);
+/* The helper frame that belongs to the function being elaborated, or NULL. */
+tl__frame *tl__cur_frame(tl__elab *E);
 
 /* Records an error at a position; returns the status. */
 tl_status tl__elab_error(tl__elab *E, tl__pos at, const char *fmt, ...) TL_PRINTF(3, 4);
@@ -295,6 +335,12 @@ bool tl__py_builtin_name(const char *name); /* print, isinstance, ...: defined, 
 tl__val *tl__py_func_call(tl__elab *E, const tl__ast_expr *call, const char *qualname);
 tl__val *tl__py_const(tl__elab *E, const char *qualname);
 
+/* Sequences (elab_pyseq.c): a comprehension or generator expression (AE_COMP)
+ * over compile-time sequences, a tuple of its items; range() outside a for
+ * loop, sum, any, all, enumerate, zip, sorted, reversed, list and tuple. */
+tl__val *tl__eval_comp(tl__elab *E, const tl__ast_expr *e);
+tl__val *tl__call_seq_builtin(tl__elab *E, const tl__ast_expr *call, const tl__val *fn);
+
 /* `import ...` / `from ... import ...` in any scope: binds the names. */
 bool tl__elab_import_stmt(tl__elab *E, const tl__ast_stmt *s);
 
@@ -304,6 +350,30 @@ bool tl__elab_raise(tl__elab *E, const tl__ast_stmt *s);
 
 /* `assert test, msg` evaluated at compile time (factories, the top level). */
 bool tl__elab_assert(tl__elab *E, const tl__ast_stmt *s);
+
+/* Helper functions (elab_helper.c). A `def` of the file that is neither a
+ * kernel nor a factory, or a @T.macro, is a V_FUNC value; calling it inlines its
+ * body with its parameters bound to the arguments (buffers, IR expressions and
+ * compile-time values alike, by reference as Python passes them).
+ * tl__helper_value makes the value of a definition (visible as in V_FUNC);
+ * tl__call_helper runs a call in an expression: the body may compute values
+ * (assignments, compile-time if/for, return) but not build statements.
+ * A call that stands as a statement in a kernel (or as the whole value of an
+ * assignment) is inlined by elab_stmt.c between tl__helper_enter (arguments
+ * evaluated, frame pushed, parameters bound; false after an error, the frame
+ * gone) and tl__helper_leave: the body's statements join the caller's block, so
+ * values it binds stay valid for what it returns. */
+tl__val *tl__helper_value(tl__elab *E, const tl__ast_stmt *def, size_t visible);
+tl__val *tl__call_helper(tl__elab *E, const tl__ast_expr *call, const tl__val *fn);
+bool tl__helper_enter(tl__elab *E, const tl__ast_expr *call, const tl__val *fn, tl__frame *f);
+void tl__helper_leave(tl__elab *E, tl__frame *f, const tl__val *fn);
+
+/* A @T.prim_func defined in factory code (a factory's body, or a helper it
+ * calls): elaborated, bound to its name as a V_PRIMFUNC. tl__is_prim_func_def
+ * tells such a definition; tl__prim_func_free frees one not returned. */
+bool tl__nested_prim_func(tl__elab *E, const tl__ast_stmt *s);
+bool tl__is_prim_func_def(tl__elab *E, const tl__ast_stmt *s);
+void tl__prim_func_free(tl__prim_func_val *pf);
 
 /* Functions. */
 /* A parameter annotation: T.Tensor/T.Buffer (a global buffer named `name`) or a

@@ -10,6 +10,7 @@ static const tl__builtin_info LANG[] = {
   {"Tensor", BI_TENSOR, -1},
   {"Buffer", BI_BUFFER, -1},
   {"prim_func", BI_PRIM_FUNC, -1},
+  {"macro", BI_MACRO, -1},
   {"Kernel", BI_KERNEL, -1},
   {"Parallel", BI_PARALLEL, -1},
   {"serial", BI_SERIAL, -1},
@@ -79,6 +80,16 @@ static const tl__builtin_info PYTHON[] = {
   {"float", BI_PY_FLOAT, -1},
   {"bool", BI_PY_BOOL, -1},
   {"len", BI_PY_LEN, -1},
+  {"isinstance", BI_PY_ISINSTANCE, -1},
+  {"sum", BI_PY_SUM, -1},
+  {"any", BI_PY_ANY, -1},
+  {"all", BI_PY_ALL, -1},
+  {"enumerate", BI_PY_ENUMERATE, -1},
+  {"zip", BI_PY_ZIP, -1},
+  {"sorted", BI_PY_SORTED, -1},
+  {"reversed", BI_PY_REVERSED, -1},
+  {"list", BI_PY_LIST, -1},
+  {"tuple", BI_PY_TUPLE, -1},
 };
 
 const tl__builtin_info *tl__builtin_lang(const char *name) {

@@ -197,6 +197,60 @@ static bool two_operands(tl__elab *E, const tl__ast_expr *at, tl__val *a, tl__va
 
 static tl__val *eval_arg(tl__elab *E, const tl__ast_expr *a) { return a ? tl__eval(E, a) : NULL; }
 
+/* isinstance(x, T) for the Python types a compile-time value can have (T a name
+ * among int, float, bool, str, tuple, list, or a tuple of them): an IR value is
+ * none of them (upstream's PrimExpr is not a Python int). */
+static bool isinstance_of(const tl__val *x, const char *ty, bool *known) {
+  *known = true;
+  if (strcmp(ty, "int") == 0) return x->kind == V_INT || x->kind == V_BOOL;
+  if (strcmp(ty, "bool") == 0) return x->kind == V_BOOL;
+  if (strcmp(ty, "float") == 0) return x->kind == V_FLOAT;
+  if (strcmp(ty, "str") == 0) return x->kind == V_STR;
+  if (strcmp(ty, "tuple") == 0 || strcmp(ty, "list") == 0) return x->kind == V_TUPLE;
+  *known = false;
+  return false;
+}
+
+static tl__val *call_isinstance(tl__elab *E, const tl__ast_expr *e) {
+  static const char *const names[] = {"obj", "class_or_tuple"};
+  const tl__ast_expr *a[2];
+  if (!tl__call_args(E, e, "isinstance", names, 2, 2, a)) return NULL;
+  tl__val *x = tl__eval(E, a[0]);
+  if (!x) return NULL;
+  const tl__ast_expr *t = a[1];
+  uint32_t n = t->kind == AE_TUPLE ? t->u.seq.n : 1;
+  const tl__ast_expr *const *tys = t->kind == AE_TUPLE ? (const tl__ast_expr *const *)t->u.seq.items : &t;
+  bool r = false;
+  for (uint32_t i = 0; i < n; i++) {
+    bool known = false;
+    if (tys[i]->kind == AE_NAME && !tl__lookup(E, tys[i]->u.name)) r |= isinstance_of(x, tys[i]->u.name, &known);
+    if (!known) {
+      tl__elab_error(E, POS(tys[i]), "isinstance() is evaluated here only against int, float, bool, str, tuple and list");
+      return NULL;
+    }
+  }
+  return tl__val_bool(E, r);
+}
+
+/* One T.dynamic dimension: a value standing for a variable per function at the
+ * top level and in factories, the function's own variable inside one. */
+static tl__val *symbolic_dim(tl__elab *E, const char *name, tl_dtype dt, tl__pos at) {
+  if (!E->fn || E->fn->kind == FK_FACTORY) {
+    tl__val *v = tl__val_new(E, V_SYMBOLIC);
+    if (!v) return NULL;
+    v->u.sym.name = name;
+    v->u.sym.dt = dt;
+    return v;
+  }
+  tl__elab_at(E, at);
+  tl__symvar s = {NULL, tl_ir_var_new(E->mod, name, dt), E->fn->in_params, at.line, at.col};
+  if (!s.var) return tl__elab_builder_failed(E), NULL;
+  if (tl__vec_push(&E->fn->syms, &s) != TL_OK) return tl__parse_oom(E->p), NULL;
+  tl__val *v = tl__val_new(E, V_VAR);
+  if (v) v->u.var = s.var;
+  return v;
+}
+
 static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *fn) {
   const char *n = fn->u.bi.name;
   uint32_t na = e->u.call.nargs;
@@ -301,8 +355,8 @@ static tl__val *call_python(tl__elab *E, const tl__ast_expr *e, const tl__val *f
 
 /* T.float32(0), T.float16(x): a constant of the dtype, or a cast of an expression. */
 static tl__val *call_dtype(tl__elab *E, const tl__ast_expr *e, tl_dtype dt) {
-  char name[32];
-  tl_dtype_name(dt, name, sizeof name);
+  char buf[32];
+  const char *name = tl_dtype_name(dt, buf, sizeof buf); /* scalars: a static name, buf untouched */
   if (e->u.call.nkw || e->u.call.nargs != 1) {
     tl__elab_error(E, POS(e), "T.%s takes one argument", name);
     return NULL;
@@ -542,23 +596,43 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
           return NULL;
         }
       }
-      if (!E->fn || E->fn->kind == FK_FACTORY) {
-        tl__val *v = tl__val_new(E, V_SYMBOLIC);
-        if (!v) return NULL;
-        v->u.sym.name = nm->u.str.s;
-        v->u.sym.dt = dt;
-        return v;
+      /* "M, N" or "M N": one dimension per name, as a tuple (upstream's T.dynamic) */
+      const char *str = nm->u.str.s;
+      bool several = strpbrk(str, ", \t") != NULL;
+      tl__vec items = TL__VEC_INIT(tl__val *);
+      for (const char *q = str; *q;) {
+        while (*q == ',' || *q == ' ' || *q == '\t') q++;
+        size_t len = strcspn(q, ", \t");
+        if (!len) break;
+        const char *one = tl__pstrndup(E->p, q, len);
+        tl__val *v = one ? symbolic_dim(E, one, dt, at) : NULL;
+        if (!v || tl__vec_push(&items, &v) != TL_OK) {
+          if (v) tl__parse_oom(E->p);
+          tl__vec_free(&items);
+          return NULL;
+        }
+        q += len;
       }
-      tl__elab_at(E, at);
-      tl__symvar s = {NULL, tl_ir_var_new(E->mod, nm->u.str.s, dt), E->fn->in_params, at.line, at.col};
-      if (!s.var) return tl__elab_builder_failed(E), NULL;
-      if (tl__vec_push(&E->fn->syms, &s) != TL_OK) return tl__parse_oom(E->p), NULL;
-      tl__val *v = tl__val_new(E, V_VAR);
-      if (v) v->u.var = s.var;
-      return v;
+      tl__val *r = NULL;
+      if (!items.len) {
+        tl__elab_error(E, POS(a[0]), "%s needs the dimension's name as a string", n);
+      } else if (!several) {
+        r = TL__VEC_AT(&items, tl__val *, 0);
+      } else if ((r = tl__val_new(E, V_TUPLE)) && (r->u.tup.items = tl__parse_alloc(E->p, items.len * sizeof(tl__val *)))) {
+        memcpy(r->u.tup.items, items.data, items.len * sizeof(tl__val *));
+        r->u.tup.n = (uint32_t)items.len;
+      } else {
+        r = NULL;
+      }
+      tl__vec_free(&items);
+      return r;
     }
     case BI_PY_MIN: case BI_PY_MAX: case BI_PY_ABS: case BI_PY_INT: case BI_PY_FLOAT: case BI_PY_LEN: case BI_PY_BOOL:
       return call_python(E, e, fn);
+    case BI_PY_ISINSTANCE: return call_isinstance(E, e);
+    case BI_RANGE: case BI_PY_SUM: case BI_PY_ANY: case BI_PY_ALL: case BI_PY_ENUMERATE: case BI_PY_ZIP:
+    case BI_PY_SORTED: case BI_PY_REVERSED: case BI_PY_LIST: case BI_PY_TUPLE:
+      return tl__call_seq_builtin(E, e, fn);
     case BI_DTYPE_OF: {
       static const char *const names[] = {"dtype"};
       const tl__ast_expr *a[1];
@@ -619,6 +693,7 @@ static tl__val *eval_call(tl__elab *E, const tl__ast_expr *e) {
   if (!fn) return NULL;
   switch ((tl__val_kind)fn->kind) {
     case V_LAMBDA: return call_lambda(E, e, fn->u.lambda);
+    case V_FUNC: return tl__call_helper(E, e, fn);
     case V_DTYPE: return call_dtype(E, e, fn->u.dt);
     case V_BUILTIN: return call_builtin(E, e, fn);
     case V_OPAQUE:
@@ -737,6 +812,14 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
       tl__elab_error(E, at, "buffer attribute '%s' is not supported (shape, dtype and ndim are)", name);
       return NULL;
     }
+    case V_EXPR: case V_VAR: /* x.dtype of a run-time value, as on a PrimExpr */
+      if (strcmp(name, "dtype") == 0) {
+        tl__val *v = tl__val_new(E, V_DTYPE);
+        if (v) v->u.dt = obj->kind == V_EXPR ? obj->u.e->dtype : obj->u.var->dtype;
+        return v;
+      }
+      tl__elab_error(E, at, "%s has no attribute '%s' in the supported subset", tl__val_describe(E, obj), name);
+      return NULL;
     case V_BUILTIN:
       if (obj->u.bi.id == BI_WARP_POLICY) {
         /* T.GemmWarpPolicy.Square: a hint, kept as its member's name */
@@ -1039,6 +1122,7 @@ tl__val *tl__eval(tl__elab *E, const tl__ast_expr *e) {
     case AE_BOOLOP: return boolop(E, e);
     case AE_COMPARE: return compare(E, e);
     case AE_IFEXP: return ifexp(E, e);
+    case AE_COMP: return tl__eval_comp(E, e);
     case AE_LAMBDA:
       v = tl__val_new(E, V_LAMBDA);
       if (v) v->u.lambda = e;

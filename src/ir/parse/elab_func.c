@@ -125,6 +125,8 @@ static void pfunc_free(tl__prim_func_val *pf) {
   }
 }
 
+void tl__prim_func_free(tl__prim_func_val *pf) { pfunc_free(pf); }
+
 static bool add_param(tl__elab *E, tl__prim_func_val *pf, tl_ir_buffer *buf, tl_ir_var *var, bool is_output) {
   tl__fparam fp = {buf ? TL_PARAM_BUFFER : TL_PARAM_SCALAR, buf, var, is_output};
   if (tl__vec_push(&pf->params, &fp) != TL_OK) return tl__parse_oom(E->p), false;
@@ -155,6 +157,11 @@ tl__prim_func_val *tl__elab_prim_func(tl__elab *E, const tl__ast_stmt *def, size
   for (uint32_t i = 0; ok && i < def->u.def.nparams; i++) {
     const tl__ast_param *p = &def->u.def.params[i];
     tl__pos at = {p->line, p->col};
+    if (p->star != TL__PARAM_PLAIN) {
+      tl__elab_error(E, at, "a T.prim_func cannot take %s parameters", p->star == TL__PARAM_VARARGS ? "*args" : "**kwargs");
+      ok = false;
+      break;
+    }
     if (p->dflt) {
       tl__elab_error(E, POS(p->dflt), "parameters of a T.prim_func cannot have defaults (make the function a factory)");
       ok = false;
@@ -315,6 +322,11 @@ static bool bind_const_param(tl__elab *E, const tl__ast_stmt *def, const tl__ast
   bool found;
   tl__val *v = tl__bound_const(E, p->name, &found);
   if (E->p->status != TL_OK) return false;
+  if (!found && p->star != TL__PARAM_PLAIN) { /* *args: (), **kwargs: nothing the kernel may use */
+    v = tl__val_new(E, p->star == TL__PARAM_VARARGS ? V_TUPLE : V_OPAQUE);
+    if (v && p->star == TL__PARAM_VARKW) v->u.opaque = "a **kwargs parameter (not supported in a kernel)";
+    return v && tl__bind(E, p->name, v, B_VALUE, p->line, p->col);
+  }
   if (!found) {
     if (!p->dflt) {
       tl__elab_error(E, (tl__pos){p->line, p->col},
@@ -434,7 +446,7 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
 static bool factory_assign(tl__elab *E, const tl__ast_expr *t, tl__val *v) {
   if (t->kind == AE_NAME) {
     if (!tl__val_is_py(v) && v->kind != V_SYMBOLIC && v->kind != V_BUILTIN && v->kind != V_MODULE &&
-        v->kind != V_LAMBDA && v->kind != V_OPAQUE) {
+        v->kind != V_LAMBDA && v->kind != V_OPAQUE && v->kind != V_FUNC && v->kind != V_PRIMFUNC) {
       tl__elab_error(E, POS(t), "a factory can only assign compile-time values (numbers, strings, dtypes, tuples), not %s",
                tl__val_describe(E, v));
       return false;
@@ -494,15 +506,46 @@ static bool factory_for(tl__elab *E, const tl__ast_stmt *s, tl__prim_func_val **
     tl__val *x = is_range ? tl__val_int(E, lo + (int64_t)i * step) : seq->u.tup.items[i];
     if (!x || !factory_assign(E, s->u.for_.target, x)) return false;
     if (!factory_stmts(E, &s->u.for_.body, result, ret_at)) return false;
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK) break;
+  }
+  return true;
+}
+
+/* `while cond:` in factory code: the condition must be a compile-time value. */
+static bool factory_while(tl__elab *E, const tl__ast_stmt *s, tl__prim_func_val **result, const tl__ast_stmt **ret_at) {
+  for (uint64_t n = 0; !*ret_at; n++) {
+    tl__val *c = tl__eval(E, s->u.if_.cond);
+    if (!c) return false;
+    if (!tl__val_is_py(c)) {
+      tl__elab_error(E, POS(s->u.if_.cond), "a while loop in a factory needs a compile-time condition");
+      return false;
+    }
+    if (!tl__py_truth(c)) break;
+    if (n >= TL__MAX_WHILE_ITERATIONS) {
+      tl__elab_error(E, POS(s), "this while loop ran %d times without ending", TL__MAX_WHILE_ITERATIONS);
+      return false;
+    }
+    if (!factory_stmts(E, &s->u.if_.body, result, ret_at)) return false;
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK) break;
   }
   return true;
 }
 
 static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val **result, const tl__ast_stmt **ret_at) {
-  for (uint32_t i = 0; i < b->n && !*ret_at; i++) {
+  for (uint32_t i = 0; i < b->n && !*ret_at && !E->loop_ctl; i++) {
     const tl__ast_stmt *s = b->stmts[i];
     switch ((tl__ast_skind)s->kind) {
       case AS_PASS: continue;
+      case AS_BREAK: case AS_CONTINUE: /* the parser saw the loop around it */
+        E->loop_ctl = s->kind == AS_BREAK ? TL__LOOP_BREAK : TL__LOOP_CONTINUE;
+        continue;
+      case AS_WHILE:
+        if (!factory_while(E, s, result, ret_at)) return false;
+        continue;
       case AS_ASSERT:
         if (!tl__elab_assert(E, s)) return false;
         continue;
@@ -521,6 +564,12 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
         tl__val *f = fn ? tl__try_eval(E, fn, NULL) : NULL;
         if (!f && E->p->status != TL_OK) return false;
         if (fn && (!f || f->kind == V_OPAQUE || f->kind == V_MODULE)) continue;
+        if (f && f->kind == V_FUNC) { /* a helper run for what it checks (assert, raise) */
+          tl__val *r = tl__eval(E, s->u.expr.e);
+          if (!r) return false;
+          if (r->kind == V_PRIMFUNC) pfunc_free(r->u.pf); /* a kernel it made, dropped */
+          continue;
+        }
         break;
       }
       case AS_ASSIGN: case AS_ANNASSIGN: {
@@ -549,35 +598,13 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
         continue;
       }
       case AS_DEF: {
-        if (!is_prim_func_def(E, s)) {
-          if (E->p->status == TL_OK)
-            tl__elab_error(E, POS(s), "only a @T.prim_func can be defined inside a factory function");
-          return false;
+        if (!is_prim_func_def(E, s)) { /* a helper or @T.macro: the factory's names are visible to it */
+          if (E->p->status != TL_OK) return false;
+          tl__val *v = tl__helper_value(E, s, E->env.len + 1);
+          if (!v || !tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) return false;
+          continue;
         }
-        deco_info d;
-        bool foreign;
-        if (!read_decorators(E, s, &d, &foreign)) return false;
-        if (foreign) {
-          tl__elab_error(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
-                   d.foreign);
-          return false;
-        }
-        tl__prim_func_val *pf = tl__elab_prim_func(E, s, E->env.len);
-        if (!pf) return false;
-        if (!apply_out_idx(E, pf, d.out_idx)) {
-          pfunc_free(pf);
-          return false;
-        }
-        tl__val *v = tl__val_new(E, V_PRIMFUNC);
-        if (!v) {
-          pfunc_free(pf);
-          return false;
-        }
-        v->u.pf = pf;
-        if (!tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) {
-          pfunc_free(pf);
-          return false;
-        }
+        if (!tl__nested_prim_func(E, s)) return false;
         continue;
       }
       case AS_RETURN: {
@@ -599,6 +626,36 @@ static bool factory_stmts(tl__elab *E, const tl__ast_block *b, tl__prim_func_val
   }
   return true;
 }
+
+bool tl__nested_prim_func(tl__elab *E, const tl__ast_stmt *s) {
+  deco_info d;
+  bool foreign;
+  if (!read_decorators(E, s, &d, &foreign)) return false;
+  if (foreign) {
+    tl__elab_error(E, POS(d.at), "decorator %s is not supported on a kernel (only @T.prim_func and @tilelang.jit)",
+                   d.foreign);
+    return false;
+  }
+  tl__prim_func_val *pf = tl__elab_prim_func(E, s, E->env.len);
+  if (!pf) return false;
+  if (!apply_out_idx(E, pf, d.out_idx)) {
+    pfunc_free(pf);
+    return false;
+  }
+  tl__val *v = tl__val_new(E, V_PRIMFUNC);
+  if (!v) {
+    pfunc_free(pf);
+    return false;
+  }
+  v->u.pf = pf;
+  if (!tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col)) {
+    pfunc_free(pf);
+    return false;
+  }
+  return true;
+}
+
+bool tl__is_prim_func_def(tl__elab *E, const tl__ast_stmt *s) { return is_prim_func_def(E, s); }
 
 /* Frees the nested prim_funcs a factory made but did not return. */
 static void free_unreturned(tl__elab *E, size_t from, const tl__prim_func_val *keep) {
@@ -850,6 +907,7 @@ static bool stmt_names(tl__elab *E, const tl__ast_stmt *s, tl__vec *out) {
   switch ((tl__ast_skind)s->kind) {
     case AS_ASSIGN: case AS_ANNASSIGN: case AS_AUGASSIGN: return target_names(E, s->u.assign.target, out);
     case AS_FOR: return target_names(E, s->u.for_.target, out) && block_names(E, &s->u.for_.body, out);
+    case AS_WHILE: return block_names(E, &s->u.if_.body, out);
     case AS_WITH:
       return (!s->u.with.target || target_names(E, s->u.with.target, out)) && block_names(E, &s->u.with.body, out);
     case AS_IF: return block_names(E, &s->u.if_.body, out) && block_names(E, &s->u.if_.orelse, out);
@@ -1010,7 +1068,20 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
       }
       if (E->p->status != TL_OK) return false;
       if (s->u.def.skipped) {
-        tl__val *v = opaquef2(E, "helper function '", s->u.def.name, "'", "");
+        tl__val *v = s->u.def.why ? opaquef2(E, "helper function '", s->u.def.name, "' (not read: ", s->u.def.why)
+                                  : opaquef2(E, "helper function '", s->u.def.name, "'", "");
+        if (v && s->u.def.why) {
+          char *d = tl__format("%s)", v->u.opaque);
+          if (!d || !(v->u.opaque = tl__arena_strdup(&E->p->arena, d))) {
+            tl__free(d);
+            return tl__parse_oom(E->p), false;
+          }
+          tl__free(d);
+        }
+        return v && bind_module_name(E, s->u.def.name, v, s);
+      }
+      if (s->u.def.helper) { /* callable from kernels and factories: inlined where called */
+        tl__val *v = tl__helper_value(E, s, TL__VISIBLE_MODULE);
         return v && bind_module_name(E, s->u.def.name, v, s);
       }
       pending pd = {s, E->env.len};
@@ -1031,7 +1102,8 @@ static bool elab_top_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *pend) {
         if (!elab_top_stmt(E, b->stmts[i], pend)) return false;
       return true;
     }
-    case AS_FOR: return unread_names(E, s, "top-level loops are not run");
+    case AS_FOR: case AS_WHILE: return unread_names(E, s, "top-level loops are not run");
+    case AS_BREAK: case AS_CONTINUE: return true; /* only inside loops, which are not run */
     case AS_WITH: return unread_names(E, s, "top-level 'with' blocks are not run");
     case AS_RETURN:
       tl__elab_error(E, POS(s), "'return' outside function");
@@ -1053,6 +1125,18 @@ static bool spelled_prim_func(const tl__ast_stmt *s) {
   return false;
 }
 
+/* A block that defines a @<...>.prim_func, itself or in a nested helper
+ * (`def kernel_func(block_M, ...): @T.prim_func ...; return main`, called by
+ * the factory). */
+static bool defines_prim_func(const tl__ast_block *b) {
+  for (uint32_t i = 0; i < b->n; i++) {
+    const tl__ast_stmt *s = b->stmts[i];
+    if (spelled_prim_func(s)) return true;
+    if (s->kind == AS_DEF && defines_prim_func(&s->u.def.body)) return true;
+  }
+  return false;
+}
+
 static bool elab_def(tl__elab *E, const pending *pd) {
   const tl__ast_stmt *def = pd->def;
   if (def->u.def.deferred) {
@@ -1064,7 +1148,7 @@ static bool elab_def(tl__elab *E, const pending *pd) {
   if (!read_decorators(E, def, &d, &foreign)) return false;
   bool factory = false;
   /* By the decorator's spelling: the factory may import T itself. */
-  for (uint32_t i = 0; i < def->u.def.body.n && !factory; i++) factory = spelled_prim_func(def->u.def.body.stmts[i]);
+  factory = defines_prim_func(&def->u.def.body);
   if (E->p->status != TL_OK) return false;
   /* Other decorators on a kernel (@autotune(configs=...), @simplify_prim_func, a
    * user's own) are accepted and have no effect: autotuning takes the defaults or
@@ -1092,6 +1176,7 @@ tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_
   E.opts = opts;
   if (opts && opts->struct_size >= offsetof(tl_ir_parse_options, func) + sizeof opts->func) E.only_func = opts->func;
   tl__vec_init(&E.env, sizeof(tl__binding));
+  E.ct_loop_base = -1;
   tl__vec pend = TL__VEC_INIT(pending);
   E.file = tl_ir_module_intern(mod, p->file);
   if (!E.file) {
@@ -1107,6 +1192,9 @@ tl_status tl__elab_module(tl__parse_ctx *p, const tl__ast_block *file, const tl_
   }
   for (uint32_t i = 0; i < file->n; i++)
     if (!elab_top_stmt(&E, file->stmts[i], &pend)) goto done;
+  /* Functions run after the top level: a helper they call sees its final names. */
+  E.module_len = E.env.len;
+  E.module_done = true;
   bool found_func = false;
   for (size_t i = 0; i < pend.len; i++) {
     const pending *pd = tl__vec_at(&pend, i);

@@ -32,6 +32,7 @@ static const struct {
   {"math.pow", PF_POW, 2, 2},
   {"math.fabs", PF_FABS, 1, 1},
   {"tilelang.math.next_power_of_2", PF_NEXT_POW2, 1, 1},
+  {"tilelang.next_power_of_2", PF_NEXT_POW2, 1, 1},
   {"tilelang.math.cdiv", PF_CDIV, 2, 2},
   {"tilelang.cdiv", PF_CDIV, 2, 2},
   {"tvm.DataType", PF_DATATYPE, 1, 1},
@@ -46,8 +47,8 @@ static const struct { const char *name; double value; } PYCONSTS[] = {
 /* Python's builtins the front end does not evaluate: names that are defined (a
  * NameError only for names nothing defines) and opaque where used. */
 static const char *const PY_BUILTINS[] = {
-  "print", "isinstance", "issubclass", "list", "dict", "set", "frozenset", "tuple", "sorted", "reversed",
-  "enumerate", "zip", "sum", "any", "all", "map", "filter", "str", "repr", "getattr", "hasattr", "setattr",
+  "print", "issubclass", "dict", "set", "frozenset",
+  "map", "filter", "str", "repr", "getattr", "hasattr", "setattr",
   "type", "id", "hash", "iter", "next", "open", "round", "divmod", "pow", "ord", "chr", "hex", "bin", "format",
   "super", "object", "property", "staticmethod", "classmethod", "callable", "vars", "locals", "globals", "dir",
   "slice", "bytes", "bytearray", "complex", "input", "exit", "quit", "__file__", "__name__", "__import__",

@@ -102,6 +102,39 @@ tl_ir_stmt *tl__elab_block(tl__elab *E, const tl__ast_block *b) {
 
 tl_ir_stmt *tl__elab_block_here(tl__elab *E, const tl__ast_block *b) { return block_items(E, b); }
 
+/* Inlines a statement-level call of a helper: its body's statements go into
+ * items (the caller's block), *ret is what it returned (None when nothing).
+ * Factory and module code only compute values (tl__call_helper). */
+static bool inline_helper(tl__elab *E, const tl__ast_expr *call, const tl__val *fn, tl__vec *items, tl__val **ret) {
+  if (E->fn->kind == FK_FACTORY) return (*ret = tl__call_helper(E, call, fn)) != NULL;
+  tl__frame f;
+  if (!tl__helper_enter(E, call, fn, &f)) return false;
+  bool ok = elab_stmts(E, &fn->u.fn.def->u.def.body, items);
+  if (ok) ok = (*ret = f.ret ? f.ret : tl__val_new(E, V_NONE)) != NULL;
+  tl__helper_leave(E, &f, fn);
+  return ok;
+}
+
+/* The helper called by a statement-level call (f(...) or x = f(...)), or NULL. */
+static const tl__val *helper_callee(tl__elab *E, const tl__ast_expr *e) {
+  if (e->kind != AE_CALL || (e->u.call.fn->kind != AE_NAME && e->u.call.fn->kind != AE_ATTR)) return NULL;
+  tl__val *v = tl__eval(E, e->u.call.fn); /* a name or attribute chain: no effect */
+  return v && v->kind == V_FUNC ? v : NULL;
+}
+
+/* `return` in a helper's body being inlined as statements: its value is the call's. */
+static bool helper_return(tl__elab *E, tl__frame *f, const tl__ast_stmt *s) {
+  if (E->fn->depth != f->depth) {
+    tl__elab_error(E, POS(s), "'return' inside a loop or a run-time 'if' of %s '%s' is not supported (only at the "
+                   "end of its body, or in a branch decided at compile time)",
+                   f->macro ? "macro" : "helper function", f->def->u.def.name);
+    return false;
+  }
+  f->ret = s->u.ret.value ? tl__eval(E, s->u.ret.value) : tl__val_new(E, V_NONE);
+  f->returned = true;
+  return f->ret != NULL;
+}
+
 /* ------------------------------------------------------------------ assignment */
 
 static const char *bkind_name(tl__binding_kind k) {
@@ -118,7 +151,7 @@ static const char *bkind_name(tl__binding_kind k) {
 /* The function's own binding of name (NULL if none or if it belongs to an
  * enclosing scope, which a new binding may shadow freely). */
 static tl__binding *own_binding(tl__elab *E, const char *name) {
-  for (size_t i = E->env.len; i-- > E->fn->env_start;) {
+  for (size_t i = E->env.len; i-- > tl__scope_start(E);) {
     tl__binding *b = tl__vec_at(&E->env, i);
     if (strcmp(b->name, name) == 0) return b;
   }
@@ -774,6 +807,16 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     case BI_FUNC_ATTR: return tl__elab_func_attr(E, e);
     default: break;
   }
+  const tl__val *h = helper_callee(E, e);
+  if (E->p->status != TL_OK) return false;
+  if (h) {
+    tl__val *ret;
+    return inline_helper(E, e, h, items, &ret);
+  }
+  /* print(...) in a kernel body prints while upstream traces it: no kernel code */
+  if (e->kind == AE_CALL && e->u.call.fn->kind == AE_NAME && strcmp(e->u.call.fn->u.name, "print") == 0 &&
+      !tl__lookup(E, "print"))
+    return true;
   tl__val *v = tl__eval(E, e);
   if (!v) return false;
   tl__elab_error(E, POS(e), "this expression has no effect: only tile operations (T.copy, T.gemm, ...) can stand alone "
@@ -795,14 +838,34 @@ static bool elab_assign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       const tl__ast_expr *t = s->u.assign.target;
       tl__val *v = tl__eval(E, value);
       if (!v) return false;
-      if (t->kind != AE_NAME) {
-        tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi.name);
+      /* M = T.dynamic("M"); M, N = T.dynamic("M, N") */
+      bool tuple = t->kind == AE_TUPLE || t->kind == AE_LIST;
+      uint32_t cnt = tuple ? t->u.seq.n : 1;
+      const tl__ast_expr *const *ts = tuple ? (const tl__ast_expr *const *)t->u.seq.items : &t;
+      if (tuple != (v->kind == V_TUPLE) || (tuple && v->u.tup.n != cnt)) {
+        tl__elab_error(E, POS(t), "%s makes %u dimension%s here, assigned to %u name%s", bi.name,
+                       v->kind == V_TUPLE ? v->u.tup.n : 1, v->kind == V_TUPLE && v->u.tup.n == 1 ? "" : "s", cnt,
+                       cnt == 1 ? "" : "s");
         return false;
       }
-      if (!check_rebind(E, t->u.name, POS(t))) return false;
-      return tl__bind(E, t->u.name, v, B_SYM, t->line, t->col);
+      for (uint32_t i = 0; i < cnt; i++) {
+        if (ts[i]->kind != AE_NAME) {
+          tl__elab_error(E, POS(ts[i]), "%s must be assigned to names", bi.name);
+          return false;
+        }
+        if (!check_rebind(E, ts[i]->u.name, POS(ts[i])) ||
+            !tl__bind(E, ts[i]->u.name, tuple ? v->u.tup.items[i] : v, B_SYM, ts[i]->line, ts[i]->col))
+          return false;
+      }
+      return true;
     }
     default: break;
+  }
+  const tl__val *h = helper_callee(E, value);
+  if (E->p->status != TL_OK) return false;
+  if (h) {
+    tl__val *ret;
+    return inline_helper(E, value, h, items, &ret) && assign_to(E, s->u.assign.target, ret, items);
   }
   tl__val *v = tl__eval(E, value);
   return v && assign_to(E, s->u.assign.target, v, items);
@@ -850,6 +913,43 @@ static bool elab_annassign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   return ev && assign_name(E, t->u.name, ev, POS(t), items);
 }
 
+/* `while` in kernel code. In the body of a plain helper `def` (Python that
+ * upstream runs while tracing) a loop on a compile-time condition runs here,
+ * its body elaborated once per iteration; anywhere else it would be a run-time
+ * loop, which the IR does not have yet (upstream lowers it to TIR's While). */
+static bool elab_while(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
+  const tl__frame *f = tl__cur_frame(E);
+  if (!f || f->macro) {
+    tl__elab_error(E, POS(s), "'while' loops in kernel code are not supported yet (use a for loop over T.serial)");
+    return false;
+  }
+  int base = E->ct_loop_base;
+  E->ct_loop_base = E->fn->loops;
+  bool ok = true;
+  for (int n = 0; ok; n++) {
+    tl__val *c = tl__eval(E, s->u.if_.cond);
+    if (!(ok = c != NULL)) break;
+    if (!tl__val_is_py(c)) {
+      tl__elab_error(E, POS(s->u.if_.cond), "a while loop in helper function '%s' needs a compile-time condition "
+                     "(a run-time while loop is not supported yet)", f->def->u.def.name);
+      ok = false;
+      break;
+    }
+    if (!tl__py_truth(c)) break;
+    if (n >= TL__MAX_WHILE_ITERATIONS) {
+      tl__elab_error(E, POS(s), "this while loop ran %d times without ending", TL__MAX_WHILE_ITERATIONS);
+      ok = false;
+      break;
+    }
+    ok = elab_stmts(E, &s->u.if_.body, items);
+    int ctl = E->loop_ctl;
+    E->loop_ctl = TL__LOOP_NONE;
+    if (ctl == TL__LOOP_BREAK || f->returned) break;
+  }
+  E->ct_loop_base = base;
+  return ok;
+}
+
 static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *items) {
   switch ((tl__ast_skind)s->kind) {
     case AS_EXPR: return elab_expr_stmt(E, s, items);
@@ -857,13 +957,35 @@ static bool elab_stmt(tl__elab *E, const tl__ast_stmt *s, bool last, tl__vec *it
     case AS_AUGASSIGN: return elab_augassign(E, s, items);
     case AS_ANNASSIGN: return elab_annassign(E, s, items);
     case AS_PASS: return true;
-    case AS_RETURN: return jit_return(E, s, last);
+    case AS_RETURN: {
+      tl__frame *f = tl__cur_frame(E);
+      return f ? helper_return(E, f, s) : jit_return(E, s, last);
+    }
     case AS_IF: return elab_if(E, s, items);
     case AS_FOR: return elab_for(E, s, items);
-    case AS_WITH: return elab_kernel(E, s, items);
-    case AS_DEF:
-      tl__elab_error(E, POS(s), "nested function definitions are not supported inside a kernel");
+    case AS_WHILE: return elab_while(E, s, items);
+    case AS_BREAK: case AS_CONTINUE:
+      if (E->ct_loop_base >= 0 && E->ct_loop_base == E->fn->loops) { /* of a compile-time while */
+        E->loop_ctl = s->kind == AS_BREAK ? TL__LOOP_BREAK : TL__LOOP_CONTINUE;
+        return true;
+      }
+      tl__elab_error(E, POS(s), "'%s' in kernel code is not supported yet", s->kind == AS_BREAK ? "break" : "continue");
       return false;
+    case AS_WITH: return elab_kernel(E, s, items);
+    case AS_DEF: { /* a helper or @T.macro defined in the kernel: it sees the kernel's names */
+      for (uint32_t i = 0; i < s->u.def.ndeco; i++) {
+        const tl__ast_expr *x = s->u.def.decos[i];
+        tl__val *d = tl__try_eval(E, x->kind == AE_CALL ? x->u.call.fn : x, NULL);
+        if (!d && E->p->status != TL_OK) return false;
+        if (d && d->kind == V_BUILTIN && (d->u.bi.id == BI_PRIM_FUNC || d->u.bi.id == BI_JIT)) {
+          tl__elab_error(E, POS(s), "a kernel cannot be defined inside a kernel");
+          return false;
+        }
+      }
+      if (!check_rebind(E, s->u.def.name, POS(s))) return false;
+      tl__val *v = tl__helper_value(E, s, E->env.len + 1);
+      return v && tl__bind(E, s->u.def.name, v, B_VALUE, s->line, s->col);
+    }
     case AS_IMPORT: case AS_FROM: return tl__elab_import_stmt(E, s);
     case AS_RAISE: return tl__elab_raise(E, s);
     case AS_OPAQUE: /* made only at the top level */
@@ -926,6 +1048,9 @@ bool tl__elab_assert(tl__elab *E, const tl__ast_stmt *s) {
 
 static bool elab_stmts(tl__elab *E, const tl__ast_block *b, tl__vec *items) {
   for (uint32_t i = 0; i < b->n; i++) {
+    const tl__frame *f = tl__cur_frame(E);
+    if (f && f->returned) return true; /* the rest of a helper after its `return` does not run */
+    if (E->loop_ctl) return true;      /* nor the rest of a compile-time loop's body after break/continue */
     if (E->fn->returned) {
       tl__elab_error(E, POS(b->stmts[i]), "statement after 'return'");
       return false;

@@ -87,6 +87,7 @@ const char *tl__val_describe(tl__elab *E, const tl__val *v) {
     case V_SYMBOLIC: snprintf(buf, sizeof buf, "symbolic dimension '%s'", v->u.sym.name); break;
     case V_PRIMFUNC: return "a T.prim_func";
     case V_LAMBDA: return "a lambda";
+    case V_FUNC: snprintf(buf, sizeof buf, "%s '%s'", v->u.fn.macro ? "macro" : "helper function", v->u.fn.def->u.def.name); break;
     case V_OPAQUE: return v->u.opaque;
     default: return "a value";
   }
@@ -104,14 +105,23 @@ bool tl__bind(tl__elab *E, const char *name, tl__val *v, tl__binding_kind kind, 
   return true;
 }
 
+tl__frame *tl__cur_frame(tl__elab *E) { return E->frame && E->frame->fn == E->fn ? E->frame : NULL; }
+
+size_t tl__scope_start(tl__elab *E) {
+  const tl__frame *f = tl__cur_frame(E);
+  return f ? f->env_start : E->fn ? E->fn->env_start : 0;
+}
+
 tl__binding *tl__lookup(tl__elab *E, const char *name) {
-  size_t lo = E->fn ? E->fn->env_start : 0;
+  const tl__frame *f = tl__cur_frame(E);
+  size_t lo = tl__scope_start(E);
   for (size_t i = E->env.len; i-- > lo;) {
     tl__binding *b = tl__vec_at(&E->env, i);
     if (strcmp(b->name, name) == 0) return b;
   }
-  if (!E->fn) return NULL;
-  for (size_t i = E->fn->outer_visible; i-- > 0;) {
+  if (!E->fn && !f) return NULL;
+  size_t outer = f ? f->outer_visible : E->fn->outer_visible;
+  for (size_t i = outer; i-- > 0;) {
     tl__binding *b = tl__vec_at(&E->env, i);
     if (strcmp(b->name, name) == 0) return b;
   }
@@ -674,6 +684,11 @@ tl__val *tl__binop(tl__elab *E, const tl__ast_expr *at_e, tl__ast_op op, tl__val
     tl__elab_error(E, at, "operator '%s' is not supported here", tl__ast_op_str(op));
     return NULL;
   }
+  /* On booleans (mask = (i < n) & (j >= 0)), &, | and ^ are the logical
+   * operations, as TVM makes them: the IR's bitwise ones take integers. */
+  if (is_bool && op == AOP_BITAND) bop = TL_BIN_AND;
+  if (is_bool && op == AOP_BITOR) bop = TL_BIN_OR;
+  if (is_bool && op == AOP_BITXOR) bop = TL_BIN_NE;
   return tl__val_expr(E, tl_ir_binary(E->mod, bop, ea, eb));
 }
 

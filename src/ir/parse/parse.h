@@ -46,6 +46,9 @@ void tl__parse_ctx_free(tl__parse_ctx *p);
  * "file:line:col: msg", then the source line and a caret under the column. Only
  * the first error is kept. Returns the context's status. */
 tl_status tl__parse_error(tl__parse_ctx *p, uint32_t line, uint32_t col, const char *fmt, ...) TL_PRINTF(4, 5);
+/* Appends a note to the recorded input error (TL_EINVAL): "file:line:col: note:
+ * msg", the source line and a caret; other statuses are left as they are. */
+tl_status tl__parse_note(tl__parse_ctx *p, uint32_t line, uint32_t col, const char *fmt, ...) TL_PRINTF(4, 5);
 /* Records out of memory (keeps an earlier error). */
 tl_status tl__parse_oom(tl__parse_ctx *p);
 /* Zeroed arena memory; NULL after recording out of memory. */
@@ -88,7 +91,8 @@ bool tl__tok_is_keyword(const tl__tok *t);
 typedef enum tl__ast_ekind {
   AE_NAME, AE_INT, AE_FLOAT, AE_STR, AE_BOOL, AE_NONE,
   AE_ATTR, AE_CALL, AE_SUBSCRIPT, AE_SLICE, AE_TUPLE, AE_LIST, AE_DICT,
-  AE_BINOP, AE_UNOP, AE_BOOLOP, AE_COMPARE, AE_IFEXP, AE_LAMBDA
+  AE_BINOP, AE_UNOP, AE_BOOLOP, AE_COMPARE, AE_IFEXP, AE_LAMBDA,
+  AE_COMP /* [elt for t in it if c ...] and (elt for ...): evaluated on compile-time sequences */
 } tl__ast_ekind;
 
 typedef enum tl__ast_op {
@@ -107,6 +111,12 @@ typedef enum tl__ast_op {
 const char *tl__ast_op_str(tl__ast_op op);
 
 typedef struct tl__ast_expr tl__ast_expr;
+/* One `for target in iter [if cond]...` clause of a comprehension. */
+typedef struct tl__ast_comp_clause {
+  tl__ast_expr *target, *iter;
+  uint32_t nconds;
+  tl__ast_expr **conds;
+} tl__ast_comp_clause;
 struct tl__ast_expr {
   uint8_t kind; /* tl__ast_ekind */
   uint8_t op;   /* tl__ast_op for BINOP, UNOP, BOOLOP */
@@ -136,12 +146,14 @@ struct tl__ast_expr {
     struct { tl__ast_expr *cond, *t, *f; } ifexp;
     /* lambda a, b=1: body (defaults may be NULL) */
     struct { uint32_t n; const char **names; tl__ast_expr **dflts; tl__ast_expr *body; } lambda;
+    struct { tl__ast_expr *elt; uint32_t n; tl__ast_comp_clause *clauses; } comp;
   } u;
 };
 
 typedef enum tl__ast_skind {
   AS_EXPR, AS_ASSIGN, AS_ANNASSIGN, AS_AUGASSIGN, AS_PASS, AS_RETURN, AS_OPAQUE, AS_RAISE,
-  AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM, AS_ASSERT
+  AS_IF, AS_FOR, AS_WITH, AS_DEF, AS_IMPORT, AS_FROM, AS_ASSERT,
+  AS_WHILE, AS_BREAK, AS_CONTINUE /* while: u.if_ (cond, body; orelse empty) */
 } tl__ast_skind;
 
 typedef struct tl__ast_stmt tl__ast_stmt;
@@ -155,7 +167,10 @@ typedef struct tl__ast_param {
   uint32_t line, col;
   tl__ast_expr *ann;  /* may be NULL */
   tl__ast_expr *dflt; /* may be NULL */
+  uint8_t star;       /* TL__PARAM_PLAIN, TL__PARAM_VARARGS (*args), TL__PARAM_VARKW (**kwargs) */
+  bool kwonly;        /* after a bare `*` or *args: given only by keyword */
 } tl__ast_param;
+enum { TL__PARAM_PLAIN, TL__PARAM_VARARGS, TL__PARAM_VARKW };
 
 typedef struct tl__ast_alias {
   const char *name;   /* dotted module name or imported name */
@@ -189,6 +204,11 @@ struct tl__ast_stmt {
        * elaborated. decos then hold the decorators' dotted names only. */
       const char *deferred;
       bool nested_kernel; /* the body has a @...prim_func decorator line */
+      /* A top-level helper (neither kernel nor factory). Parsed when its text is in
+       * the subset (then callable from kernels); else skipped, with why: the first
+       * line of the error it gave. */
+      bool helper;
+      const char *why;
     } def;
     /* A top-level statement outside the subset, left unread: the names it may bind
      * (assignment targets, imports, class/def names; found token by token) become

@@ -12,6 +12,7 @@ typedef struct tl__parser {
   size_t n, i;
   int depth;       /* expression recursion */
   int block_depth; /* nested suites */
+  int loop_depth;  /* enclosing for/while loops of the current function (break/continue) */
 } tl__parser;
 
 static inline const tl__tok *tl__peek(const tl__parser *P) { return &P->t[P->i < P->n ? P->i : P->n - 1]; }

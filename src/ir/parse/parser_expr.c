@@ -419,6 +419,55 @@ static tl__ast_expr *parse_power(tl__parser *P) {
   return LEAVE(binary(P, AE_BINOP, AOP_POW, a, b, t));
 }
 
+/* The clauses of a comprehension whose element `elt` has been parsed (the next
+ * token is `for`): for TARGETS in OR_TEST (if OR_TEST)* ... */
+static tl__ast_expr *parse_comp(tl__parser *P, const tl__tok *at, tl__ast_expr *elt) {
+  tl__vec clauses = TL__VEC_INIT(tl__ast_comp_clause);
+  tl__vec conds = TL__VEC_INIT(tl__ast_expr *);
+  tl__ast_expr *e = NULL;
+  int d = elt->depth;
+  while (tl__tok_kw(tl__peek(P), "for")) {
+    tl__advance(P);
+    tl__ast_comp_clause c = {0};
+    if (!(c.target = tl__parse_targetlist(P))) goto done;
+    if (!tl__tok_kw(tl__peek(P), "in")) {
+      tl__perr_tok(P, tl__peek(P), "expected 'in' in a comprehension, found %s", tl__tok_desc(P, tl__peek(P)));
+      goto done;
+    }
+    tl__advance(P);
+    if (!(c.iter = parse_or(P))) goto done;
+    conds.len = 0;
+    while (tl__tok_kw(tl__peek(P), "if")) {
+      tl__advance(P);
+      tl__ast_expr *x = parse_or(P);
+      if (!x) goto done;
+      if (x->depth > d) d = x->depth;
+      if (tl__vec_push(&conds, &x) != TL_OK) {
+        tl__parse_oom(P->p);
+        goto done;
+      }
+    }
+    c.nconds = (uint32_t)conds.len;
+    c.conds = to_array(P, &conds);
+    if (c.target->depth > d) d = c.target->depth;
+    if (c.iter->depth > d) d = c.iter->depth;
+    if (P->p->status != TL_OK || tl__vec_push(&clauses, &c) != TL_OK) {
+      if (P->p->status == TL_OK) tl__parse_oom(P->p);
+      goto done;
+    }
+  }
+  e = tl__ast_new_expr(P, AE_COMP, at);
+  if (!e) goto done;
+  e->u.comp.elt = elt;
+  e->u.comp.n = (uint32_t)clauses.len;
+  e->u.comp.clauses = to_array(P, &clauses);
+  if (!e->u.comp.clauses || !tl__ast_set_depth(P, e, d)) e = NULL;
+done:
+  tl__vec_free(&clauses);
+  tl__vec_free(&conds);
+  return e;
+}
+
 /* Items of a parenthesized/bracketed sequence after the opener, up to `close`.
  * *trailing_comma tells "(x,)" from "(x)". */
 static bool parse_items(tl__parser *P, const char *close, tl__vec *items, bool *comma) {
@@ -428,7 +477,13 @@ static bool parse_items(tl__parser *P, const char *close, tl__vec *items, bool *
     if (tl__tok_op(t, "*")) return unsupported(P, t, "starred expressions"), false;
     tl__ast_expr *e = tl__parse_test(P);
     if (!e) return false;
-    if (tl__tok_kw(tl__peek(P), "for")) return unsupported(P, tl__peek(P), "comprehensions"), false;
+    if (tl__tok_kw(tl__peek(P), "for")) { /* [x for ...] / (x for ...): the only item */
+      if (items->len) return unsupported(P, tl__peek(P), "comprehensions after other items"), false;
+      if (!(e = parse_comp(P, t, e))) return false;
+      if (tl__vec_push(items, &e) != TL_OK) return tl__parse_oom(P->p), false;
+      *comma = false;
+      return tl__pexpect_op(P, close);
+    }
     if (tl__vec_push(items, &e) != TL_OK) return tl__parse_oom(P->p), false;
     if (!tl__tok_op(tl__peek(P), ",")) break;
     *comma = true;
@@ -471,7 +526,7 @@ static tl__ast_expr *parse_dict(tl__parser *P, const tl__tok *open) {
     tl__ast_expr *v = tl__parse_test(P);
     if (!v) goto done;
     if (tl__tok_kw(tl__peek(P), "for")) {
-      unsupported(P, tl__peek(P), "comprehensions");
+      unsupported(P, tl__peek(P), "dictionary comprehensions");
       goto done;
     }
     if (k->depth > d) d = k->depth;
@@ -579,7 +634,8 @@ static tl__ast_expr *parse_atom(tl__parser *P) {
     if (paren && tl__tok_kw(tl__peek(P), "yield")) {
       unsupported(P, tl__peek(P), "yield");
     } else if (parse_items(P, paren ? ")" : "]", &items, &comma)) {
-      if (paren && items.len == 1 && !comma) e = TL__VEC_AT(&items, tl__ast_expr *, 0);
+      if (items.len == 1 && !comma && (paren || TL__VEC_AT(&items, tl__ast_expr *, 0)->kind == AE_COMP))
+        e = TL__VEC_AT(&items, tl__ast_expr *, 0); /* (x), (x for ...), [x for ...] */
       else e = make_seq(P, paren ? AE_TUPLE : AE_LIST, t, &items);
     }
     tl__vec_free(&items);
@@ -627,9 +683,16 @@ static bool parse_call_args(tl__parser *P, tl__ast_expr *call) {
       }
       tl__ast_expr *a = tl__parse_test(P);
       if (!a) goto done;
-      if (tl__tok_kw(tl__peek(P), "for")) {
-        unsupported(P, tl__peek(P), "comprehensions");
-        goto done;
+      if (tl__tok_kw(tl__peek(P), "for")) { /* f(x for x in xs): a generator, the only argument */
+        if (args.len || !(a = parse_comp(P, t, a))) {
+          if (P->p->status == TL_OK)
+            tl__perr_tok(P, tl__peek(P), "Generator expression must be parenthesized");
+          goto done;
+        }
+        if (!tl__tok_op(tl__peek(P), ")")) {
+          tl__perr_tok(P, tl__peek(P), "Generator expression must be parenthesized");
+          goto done;
+        }
       }
       if (a->depth > d) d = a->depth;
       if (tl__vec_push(&args, &a) != TL_OK) {
@@ -856,6 +919,16 @@ bool tl__ast_expr_equal(const tl__ast_expr *a, const tl__ast_expr *b) {
     case AE_IFEXP:
       return tl__ast_expr_equal(a->u.ifexp.cond, b->u.ifexp.cond) && tl__ast_expr_equal(a->u.ifexp.t, b->u.ifexp.t) &&
              tl__ast_expr_equal(a->u.ifexp.f, b->u.ifexp.f);
+    case AE_COMP:
+      if (a->u.comp.n != b->u.comp.n || !tl__ast_expr_equal(a->u.comp.elt, b->u.comp.elt)) return false;
+      for (uint32_t i = 0; i < a->u.comp.n; i++) {
+        const tl__ast_comp_clause *x = &a->u.comp.clauses[i], *y = &b->u.comp.clauses[i];
+        if (x->nconds != y->nconds || !tl__ast_expr_equal(x->target, y->target) || !tl__ast_expr_equal(x->iter, y->iter))
+          return false;
+        for (uint32_t k = 0; k < x->nconds; k++)
+          if (!tl__ast_expr_equal(x->conds[k], y->conds[k])) return false;
+      }
+      return true;
   }
   return false;
 }

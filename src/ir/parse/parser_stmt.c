@@ -34,12 +34,9 @@ static bool parse_stmt(tl__parser *P, tl__vec *out);
 
 /* Statements that are valid Python but outside the subset, with how to say so. */
 static const struct { const char *kw, *msg; } UNSUPPORTED_STMTS[] = {
-  {"while", "'while' loops are not supported (use a for loop over T.serial)"},
   {"class", "class definitions are not supported"},
   {"try", "'try' statements are not supported"},
   {"async", "'async' is not supported"},
-  {"break", "'break' is not supported"},
-  {"continue", "'continue' is not supported"},
   {"del", "'del' statements are not supported"},
   {"global", "'global' declarations are not supported"},
   {"nonlocal", "'nonlocal' declarations are not supported"},
@@ -309,6 +306,15 @@ static tl__ast_stmt *parse_small_stmt(tl__parser *P, tl__vec *out, bool *pushed)
       tl__advance(P);
       return new_stmt(P, AS_PASS, t);
     }
+    if (tl__tok_kw(t, "break") || tl__tok_kw(t, "continue")) {
+      bool brk = tl__tok_kw(t, "break");
+      if (P->loop_depth == 0) {
+        tl__perr_tok(P, t, brk ? "'break' outside loop" : "'continue' not properly in loop");
+        return NULL;
+      }
+      tl__advance(P);
+      return new_stmt(P, brk ? AS_BREAK : AS_CONTINUE, t);
+    }
     if (tl__tok_kw(t, "return")) {
       tl__advance(P);
       tl__ast_stmt *s = new_stmt(P, AS_RETURN, t);
@@ -463,9 +469,29 @@ static tl__ast_stmt *parse_for(tl__parser *P) {
   tl__advance(P);
   s->u.for_.iter = tl__parse_testlist(P);
   if (!s->u.for_.iter) return NULL;
-  if (!parse_block(P, kw, "'for' statement", &s->u.for_.body)) return NULL;
+  P->loop_depth++;
+  bool body_ok = parse_block(P, kw, "'for' statement", &s->u.for_.body);
+  P->loop_depth--;
+  if (!body_ok) return NULL;
   if (tl__tok_kw(tl__peek(P), "else")) {
     tl__perr_unsupported(P, tl__peek(P), "'for ... else' is not supported");
+    return NULL;
+  }
+  return s;
+}
+
+/* while cond: body (the body counts as a loop for break/continue). */
+static tl__ast_stmt *parse_while(tl__parser *P) {
+  const tl__tok *kw = tl__peek(P);
+  tl__advance(P);
+  tl__ast_stmt *s = new_stmt(P, AS_WHILE, kw);
+  if (!s || !(s->u.if_.cond = tl__parse_test(P))) return NULL;
+  P->loop_depth++;
+  bool ok = parse_block(P, kw, "'while' statement", &s->u.if_.body);
+  P->loop_depth--;
+  if (!ok) return NULL;
+  if (tl__tok_kw(tl__peek(P), "else")) {
+    tl__perr_unsupported(P, tl__peek(P), "'while ... else' is not supported");
     return NULL;
   }
   return s;
@@ -493,13 +519,35 @@ static tl__ast_stmt *parse_with(tl__parser *P) {
 
 static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
   tl__vec params = TL__VEC_INIT(tl__ast_param);
-  bool ok = false, seen_default = false;
+  bool ok = false, seen_default = false, kwonly = false, seen_varkw = false;
   if (!tl__pexpect_op(P, "(")) goto done;
   while (!tl__tok_op(tl__peek(P), ")")) {
     const tl__tok *t = tl__peek(P);
-    if (tl__tok_op(t, "*") || tl__tok_op(t, "**") || tl__tok_op(t, "/")) {
-      tl__perr_unsupported(P, t, "'%s' in a parameter list is not supported (only plain parameters with optional defaults)", t->s);
+    uint8_t star = TL__PARAM_PLAIN;
+    if (seen_varkw) {
+      tl__perr_tok(P, t, "invalid syntax: arguments cannot follow var-keyword argument");
       goto done;
+    }
+    if (tl__tok_op(t, "/")) { /* positional-only marker: the parameters before it are plain */
+      tl__advance(P);
+      if (!tl__tok_op(tl__peek(P), ",")) break;
+      tl__advance(P);
+      continue;
+    }
+    if (tl__tok_op(t, "*") || tl__tok_op(t, "**")) {
+      star = tl__tok_op(t, "*") ? TL__PARAM_VARARGS : TL__PARAM_VARKW;
+      tl__advance(P);
+      if (star == TL__PARAM_VARARGS && kwonly) {
+        tl__perr_tok(P, t, "invalid syntax: * argument may appear only once");
+        goto done;
+      }
+      if (star == TL__PARAM_VARARGS && (tl__tok_op(tl__peek(P), ",") || tl__tok_op(tl__peek(P), ")"))) {
+        kwonly = true; /* a bare '*': what follows is keyword-only */
+        if (!tl__tok_op(tl__peek(P), ",")) break;
+        tl__advance(P);
+        continue;
+      }
+      t = tl__peek(P);
     }
     if (t->kind != TK_NAME || tl__tok_is_keyword(t)) {
       tl__perr_tok(P, t, "expected a parameter name, found %s", tl__tok_desc(P, t));
@@ -510,7 +558,7 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
         tl__perr_tok(P, t, "duplicate argument '%s' in function definition", t->s);
         goto done;
       }
-    tl__ast_param prm = {t->s, t->line, t->col, NULL, NULL};
+    tl__ast_param prm = {t->s, t->line, t->col, NULL, NULL, star, kwonly && star == TL__PARAM_PLAIN};
     tl__advance(P);
     if (tl__tok_op(tl__peek(P), ":")) {
       tl__advance(P);
@@ -518,14 +566,20 @@ static bool parse_params(tl__parser *P, tl__ast_stmt *s) {
       if (!prm.ann) goto done;
     }
     if (tl__tok_op(tl__peek(P), "=")) {
+      if (star != TL__PARAM_PLAIN) {
+        tl__perr_tok(P, tl__peek(P), "invalid syntax: var-positional or var-keyword argument cannot have default value");
+        goto done;
+      }
       tl__advance(P);
       prm.dflt = tl__parse_test(P);
       if (!prm.dflt) goto done;
-      seen_default = true;
-    } else if (seen_default) {
+      if (!kwonly) seen_default = true;
+    } else if (seen_default && !kwonly && star == TL__PARAM_PLAIN) {
       tl__perr_tok(P, t, "parameter without a default follows parameter with a default");
       goto done;
     }
+    if (star == TL__PARAM_VARARGS) kwonly = true;
+    if (star == TL__PARAM_VARKW) seen_varkw = true;
     if (tl__vec_push(&params, &prm) != TL_OK) {
       tl__parse_oom(P->p);
       goto done;
@@ -587,12 +641,18 @@ static tl__ast_stmt *parse_def(tl__parser *P) {
   }
   s->u.def.ndeco = (uint32_t)decos.len;
   s->u.def.decos = to_array(P, &decos);
-  if (!parse_block(P, kw, "function definition", &s->u.def.body)) goto done;
+  int loops = P->loop_depth;
+  P->loop_depth = 0; /* a loop outside the function does not hold its break */
+  bool body_ok = parse_block(P, kw, "function definition", &s->u.def.body);
+  P->loop_depth = loops;
+  if (!body_ok) goto done;
   if (P->p->status == TL_OK) result = s;
 done:
   tl__vec_free(&decos);
   return result;
 }
+
+static bool parse_def_stmt(tl__parser *P, tl__vec *out) { return push_stmt(P, out, parse_def(P)); }
 
 static bool parse_stmt(tl__parser *P, tl__vec *out) {
   const tl__tok *t = tl__peek(P);
@@ -602,6 +662,7 @@ static bool parse_stmt(tl__parser *P, tl__vec *out) {
   }
   if (tl__tok_kw(t, "if")) return push_stmt(P, out, parse_if(P));
   if (tl__tok_kw(t, "for")) return push_stmt(P, out, parse_for(P));
+  if (tl__tok_kw(t, "while")) return push_stmt(P, out, parse_while(P));
   if (tl__tok_kw(t, "with")) return push_stmt(P, out, parse_with(P));
   if (tl__tok_kw(t, "def") || tl__tok_op(t, "@")) return push_stmt(P, out, parse_def(P));
   return parse_simple_stmts(P, out);
@@ -855,6 +916,7 @@ static bool defer_statement(tl__parser *P, size_t start, bool kernel_def, tl__ve
   P->p->outside_subset = false;
   P->depth = 0;
   P->block_depth = 0;
+  P->loop_depth = 0;
   size_t end = skip_statement(P, start);
   const tl__tok *at = &P->t[start];
   tl__vec names = TL__VEC_INIT(const char *);
@@ -894,8 +956,50 @@ done:
   return ok;
 }
 
+/* A top-level helper definition (P->i at its decorators or `def`, end past it):
+ * parsed when its text is in the subset, so kernels can call it; otherwise (any
+ * Python outside the subset, or text the parser does not take) it is skipped as
+ * script code is, and the reason is kept for a kernel that calls it. */
+static bool parse_helper(tl__parser *P, size_t end, size_t name_at, tl__vec *out) {
+  size_t start = P->i;
+  const tl__tok *t = &P->t[start];
+  tl__vec one = TL__VEC_INIT(tl__ast_stmt *);
+  bool parsed = parse_def_stmt(P, &one) && P->i == end && one.len == 1;
+  tl__ast_stmt *s = parsed ? TL__VEC_AT(&one, tl__ast_stmt *, 0) : NULL;
+  tl__vec_free(&one);
+  if (!parsed) {
+    /* Any error: script code may use Python the parser does not take at all
+     * (`print(*args)`), which must not fail the file. */
+    if (P->p->status == TL_ENOMEM) return false;
+    const char *why = "its text is outside what the front end reads";
+    if (P->p->status != TL_OK) {
+      const char *full = tl_last_error();
+      const char *m = full;
+      for (int colons = 0; *m && colons < 3; m++) /* past "file:line:col: " */
+        if (*m == ':') colons++;
+      while (*m == ' ') m++;
+      const char *nl = strchr(m, '\n');
+      P->p->status = TL_OK;
+      why = tl__pstrndup(P->p, m, nl ? (size_t)(nl - m) : strlen(m));
+      if (!why) return false;
+    }
+    P->p->outside_subset = false;
+    P->depth = 0;
+    P->block_depth = 0;
+    P->loop_depth = 0;
+    s = new_stmt(P, AS_DEF, t);
+    if (!s) return false;
+    s->u.def.skipped = true;
+    s->u.def.why = why;
+    s->u.def.name = P->t[name_at].kind == TK_NAME ? P->t[name_at].s : "?";
+  }
+  s->u.def.helper = true;
+  P->i = end;
+  return push_stmt(P, out, s);
+}
+
 tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_block *out) {
-  tl__parser P = {p, toks, ntoks, 0, 0, 0};
+  tl__parser P = {p, toks, ntoks, 0, 0, 0, 0};
   tl__vec stmts = TL__VEC_INIT(tl__ast_stmt *);
   while (p->status == TL_OK) {
     const tl__tok *t = tl__peek(&P);
@@ -916,12 +1020,7 @@ tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl
     if (tl__tok_kw(t, "def") || tl__tok_op(t, "@")) {
       size_t end = P.i, name_at = P.i;
       if (!top_def_is_kernel(&P, &end, &name_at)) {
-        tl__ast_stmt *s = new_stmt(&P, AS_DEF, t);
-        if (!s) break;
-        s->u.def.skipped = true;
-        s->u.def.name = toks[name_at].kind == TK_NAME ? toks[name_at].s : "?";
-        if (!push_stmt(&P, &stmts, s)) break;
-        P.i = end;
+        if (!parse_helper(&P, end, name_at, &stmts)) break;
         continue;
       }
       kernel_def = true;
@@ -941,7 +1040,7 @@ tl_status tl__parse_file(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl
 }
 
 tl_status tl__parse_expr_only(tl__parse_ctx *p, const tl__tok *toks, size_t ntoks, tl__ast_expr **out) {
-  tl__parser P = {p, toks, ntoks, 0, 0, 0};
+  tl__parser P = {p, toks, ntoks, 0, 0, 0, 0};
   *out = NULL;
   const tl__tok *t = tl__peek(&P);
   if (t->kind == TK_INDENT || t->kind == TK_NEWLINE || t->kind == TK_EOF)

@@ -1,6 +1,6 @@
 import tilelang.language as T
 
-BLOCKS = [b for b in (64, 128)]
+BLOCKS = {b: b for b in (64, 128)}
 
 
 @T.prim_func
