@@ -102,4 +102,32 @@
   "        T.copy(c, C[bx, 0])\n" \
   "        T.copy(d, D[bx, 0])\n"
 
+/* T.atomic_max / T.atomic_min in upstream's style: elementwise inside T.Parallel
+ * from several blocks into the same global elements (float32, int32, uint32,
+ * float64, int64), with memory_order=, on a fragment (a plain max), and a tile
+ * (a fragment into a global region named by its corner). The last block is
+ * partly past the end (guarded; T.copy pads with zeros). */
+#define ATOMIC_MINMAX_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def amm(A: T.Tensor((37, 16), \"float32\"), Mx: T.Tensor((16,), \"float32\"), Mn: T.Tensor((16,), \"float32\"),\n" \
+  "        W: T.Tensor((40, 16), \"float32\"), I: T.Tensor((37, 16), \"int32\"), IMx: T.Tensor((16,), \"int32\"),\n" \
+  "        U: T.Tensor((37,), \"uint32\"), UMn: T.Tensor((4,), \"uint32\"), D: T.Tensor((37, 16), \"float64\"),\n" \
+  "        DMx: T.Tensor((37, 16), \"float64\"), L: T.Tensor((37,), \"int64\"), LMn: T.Tensor((1,), \"int64\")):\n" \
+  "    with T.Kernel(T.ceildiv(37, 8), threads=32) as bx:\n" \
+  "        f = T.alloc_fragment((8, 16), \"float32\")\n" \
+  "        T.copy(A[bx * 8, 0], f)\n" \
+  "        T.atomic_max(f, 0.5)\n" \
+  "        T.atomic_min(W[bx * 8, 0], f)\n" \
+  "        for i, j in T.Parallel(8, 16):\n" \
+  "            if bx * 8 + i < 37:\n" \
+  "                T.atomic_max(Mx[j], f[i, j])\n" \
+  "                T.atomic_min(Mn[j], A[bx * 8 + i, j], memory_order=\"relaxed\")\n" \
+  "                T.atomic_max(IMx[j], I[bx * 8 + i, j])\n" \
+  "                T.atomic_max(DMx[bx * 8 + i, j], D[bx * 8 + i, j] * 0.5)\n" \
+  "        for i in T.Parallel(8):\n" \
+  "            if bx * 8 + i < 37:\n" \
+  "                T.atomic_min(UMn[i % 4], U[bx * 8 + i])\n" \
+  "                T.atomic_min(LMn[0], L[bx * 8 + i])\n"
+
 #endif

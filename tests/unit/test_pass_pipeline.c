@@ -199,6 +199,10 @@ static const src_case k_cases[] = {
      CUMMAX_SRC,
      {{0}},
      0},
+    {"T.atomic_max/min: elementwise from several blocks, fragment, tile", "amm",
+     ATOMIC_MINMAX_SRC,
+     {{0}},
+     0},
     {"atomic adds: scalar and region, global and fragment", "a",
      "import tilelang.language as T\n"
      "@T.prim_func\n"

@@ -225,7 +225,9 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
   switch (bi->id) {
     case BI_COPY: if (!tl__elab_hint_kwargs(E, call, "copy", COPY_HINTS, 4, &call)) return NULL; break;
     case BI_GEMM: if (!tl__elab_hint_kwargs(E, call, "gemm", GEMM_HINTS, 5, &call)) return NULL; break;
-    case BI_ATOMIC_ADD: if (!tl__elab_hint_kwargs(E, call, "atomic_add", ATOMIC_HINTS, 2, &call)) return NULL; break;
+    case BI_ATOMIC_ADD: /* T.atomic_add, T.atomic_max, T.atomic_min */
+      if (!tl__elab_hint_kwargs(E, call, tl_ir_op_name((tl_ir_op)bi->op) + 2, ATOMIC_HINTS, 2, &call)) return NULL;
+      break;
     default: break;
   }
   const tl__ast_expr *a[7];
