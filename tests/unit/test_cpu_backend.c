@@ -390,6 +390,9 @@ static void test_atomic_minmax(void **state) {
   size_t nr = runners(names);
   for (size_t r = 0; r < nr; r++) run_through(names[r], m, "amm", NULL, 0, "atomic max/min");
   tl_ir_module_free(m);
+  m = pt_parse(ANYALL_ADDX_SRC);
+  for (size_t r = 0; r < nr; r++) run_through(names[r], m, "aax", NULL, 0, "any_of, all_of, atomic_addx2/x4");
+  tl_ir_module_free(m);
 }
 
 /* ------------------------------------------------- the same words everywhere */

@@ -313,6 +313,7 @@ static const src_case k_cases[] = {
     {"T.cummax: fragments (int16 into int32, both directions, in place), shared lines over threads", "cm",
      CUMMAX_SRC, {{0}}, 0, 0},
     {"T.atomic_max/min: elementwise from several blocks, fragment, tile", "amm", ATOMIC_MINMAX_SRC, {{0}}, 0, 0},
+    {"T.any_of/all_of, T.atomic_addx2/x4", "aax", ANYALL_ADDX_SRC, {{0}}, 0, 1e-2},
     {"atomic adds: scalar and region, global and fragment", "a",
      HDR "@T.prim_func\n"
          "def a(A: T.Tensor((8, 16), \"float32\"), S: T.Tensor((16,), \"float32\"), C: T.Tensor((8, 16), \"float32\")):\n"

@@ -203,6 +203,10 @@ static const src_case k_cases[] = {
      ATOMIC_MINMAX_SRC,
      {{0}},
      0},
+    {"T.any_of/all_of, T.atomic_addx2/x4", "aax",
+     ANYALL_ADDX_SRC,
+     {{0}},
+     0},
     {"atomic adds: scalar and region, global and fragment", "a",
      "import tilelang.language as T\n"
      "@T.prim_func\n"
