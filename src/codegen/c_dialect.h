@@ -209,6 +209,7 @@ typedef struct tl__c_dialect_owned {
   tl__c_builtin *builtins;
   tl__c_vector_type *vector_types;
   tl__c_atomic *atomics;
+  tl__c_atomic *atomics_max, *atomics_min;
 } tl__c_dialect_owned;
 
 /* Fills *out from `plain`: names and templates are borrowed (they must outlive

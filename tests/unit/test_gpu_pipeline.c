@@ -96,6 +96,8 @@ static const example_size k_sizes[] = {
     {"row_max.py", {{0}}, 0, {{"M", 33}, {"N", 64}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 70}, {"N", 45}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 32}, {"N", 64}}, 2},
+    {"col_extrema.py", {{0}}, 0, {{0}}, 0},
+    {"col_extrema.py", {{"M", "1"}, {"N", "16"}, {"block_N", "16"}}, 3, {{0}}, 0},
     {"flash_attention.py", {{"is_causal", "True"}}, 1, {{0}}, 0},
     {"flash_attention.py", {{"is_causal", "True"}, {"seq_q", "40"}, {"seq_kv", "70"}}, 3, {{0}}, 0},
     {"flash_attention.py", {{"seq_q", "64"}, {"seq_kv", "64"}, {"block_N", "16"}}, 3, {{0}}, 0},

@@ -406,6 +406,7 @@ static const example_size k_sizes[] = {
     {"row_max.py", {{0}}, 0, {{"M", 33}, {"N", 64}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 70}, {"N", 45}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 32}, {"N", 64}}, 2},
+    {"col_extrema.py", {{"M", "33"}, {"block_M", "8"}}, 2, {{0}}, 0},
 };
 
 static void run_example(const char *file, const tl_ir_const_binding *consts, size_t nconsts, const pt_dim *dims,
