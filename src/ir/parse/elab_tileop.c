@@ -165,6 +165,10 @@ static bool unit_point(tl__elab *E, region *p) {
  * there (along the last dimension); a slice must already have that many. */
 static bool lanes_region(tl__elab *E, region *r, uint32_t lanes, const char *opname) {
   uint32_t n = r->buf->ndim;
+  if (n == 0) {
+    tl__elab_error(E, r->at, "%s adds %u consecutive elements: '%s' has no dimensions", opname, lanes, r->buf->name);
+    return false;
+  }
   if (r->form == TL_REGION_POINT && !r->extents) {
     if (!unit_point(E, r)) return false;
     tl__elab_at(E, r->at);
