@@ -145,7 +145,7 @@ typedef enum tl_ir_unop { TL_UN_NEG, TL_UN_NOT, TL_UN_BITNOT } tl_ir_unop;
  *   TL_OP_GEMM        (R A, R B, R C, I transpose_A, I transpose_B, I clear_accum)
  *                     C += op(A) @ op(B) (C = ... when clear_accum)  T.gemm
  *   TL_OP_REDUCE_*    (R src, R dst, I dim, I clear)              T.reduce_sum/max/min/abssum/absmax/bitxor/bitand/bitor
- *   TL_OP_ATOMIC_ADD  (R dst, E value | R value)                  T.atomic_add
+ *   TL_OP_ATOMIC_ADD  (R dst, E value | R value)                  T.atomic_add (_MAX, _MIN: T.atomic_max/min)
  *   TL_OP_CUMSUM      (R src, R dst, I dim, I reverse)            T.cumsum (TL_OP_CUMMAX: T.cummax)
  * Lowered code uses further ops (see the enum) that passes document where they
  * create them. */
@@ -227,6 +227,11 @@ typedef enum tl_ir_op {
    * give rows 0..7 of matrix m; lane l receives dst[2m], dst[2m+1] = M_m[l/4][2(l%4)],
    * M_m[l/4][2(l%4)+1], or with trans M_m[2(l%4)][l/4], M_m[2(l%4)+1][l/4]. */
   TL_OP_LDMATRIX_X4,
+  /* T.atomic_max / T.atomic_min: the arguments of T.atomic_add; dst = max(dst, value)
+   * (min), elementwise, each element atomically on global memory */
+  TL_OP_ATOMIC_MAX, TL_OP_ATOMIC_MIN,
+  /* lowered builtins of those: (R dst of extent 1 in every dim, E value) */
+  TL_OP_ATOMIC_MAX_ELEM, TL_OP_ATOMIC_MIN_ELEM,
   TL_OP__COUNT
 } tl_ir_op;
 

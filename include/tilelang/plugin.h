@@ -497,6 +497,14 @@ typedef struct tl_c_dialect {
    * "fminmax", "fdiv"); a half type's helper must be the dialect's own. */
   const tl_c_helper *helpers;
   const char *prelude;           /* text every device source starts with */
+
+  /* Added after the first version (read only where struct_size covers them):
+   * T.atomic_max_elem / T.atomic_min_elem by element type suffix, templates as
+   * atomic_add's, storing max(dst, value) (min): NaN if either is NaN, else the
+   * larger (smaller), the value on a tie. NULL, or a type without an entry: an
+   * error naming the op. atomic_minmax_helper: a helper section each needs, or NULL. */
+  const tl_c_pair *atomic_max, *atomic_min;
+  const char *atomic_minmax_helper;
 } tl_c_dialect;
 
 /* ================================================================ plugin ABI */

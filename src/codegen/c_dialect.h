@@ -164,6 +164,11 @@ typedef struct tl__c_dialect {
   /* T.atomic_add_elem by element type, ended by an entry whose elem is NULL; a type
    * without an entry is an error. */
   const tl__c_atomic *atomic_add;
+  /* T.atomic_max_elem / T.atomic_min_elem likewise (dst = max(dst, value), NaN
+   * if either is NaN, as the interpreter's max; the value on a tie); NULL: none
+   * (plain dialects: an error naming the op). */
+  const tl__c_atomic *atomic_max;
+  const tl__c_atomic *atomic_min;
 
   /* The line put before a parallel loop nest that is not inside another loop:
    * $C " collapse(n)" for n > 1 loops (at most TL__C_MAX_COLLAPSE), $I " if(cond)"
@@ -204,6 +209,7 @@ typedef struct tl__c_dialect_owned {
   tl__c_builtin *builtins;
   tl__c_vector_type *vector_types;
   tl__c_atomic *atomics;
+  tl__c_atomic *atomics_max, *atomics_min;
 } tl__c_dialect_owned;
 
 /* Fills *out from `plain`: names and templates are borrowed (they must outlive

@@ -48,6 +48,8 @@ void tl__c_dialect_owned_free(tl__c_dialect_owned *d) {
   tl__free(d->builtins);
   tl__free(d->vector_types);
   tl__free(d->atomics);
+  tl__free(d->atomics_max);
+  tl__free(d->atomics_min);
   memset(d, 0, sizeof *d);
 }
 
@@ -134,20 +136,31 @@ static tl_status convert_vector_types(const tl_c_dialect *p, tl__c_dialect_owned
   return TL_OK;
 }
 
-/* Atomic add templates by element suffix, each needing the dialect's one
- * atomic_helper. */
-static tl_status convert_atomics(const tl_c_dialect *p, tl__c_dialect_owned *o) {
-  if (!p->atomic_add) return TL_OK; /* no atomics */
+/* Atomic templates by element suffix (`what`: "atomic add", ...), each needing
+ * the one helper section given. */
+static tl_status convert_atomic_list(const tl_c_dialect *p, const tl_c_pair *in, const char *helper, const char *what,
+                                     tl__c_atomic **out) {
+  if (!in) return TL_OK; /* none */
   size_t n = 0;
-  while (p->atomic_add[n].key) n++;
-  o->atomics = tl__calloc(n + 1, sizeof *o->atomics);
-  if (!o->atomics) return tl__oom();
+  while (in[n].key) n++;
+  *out = tl__calloc(n + 1, sizeof **out);
+  if (!*out) return tl__oom();
   for (size_t i = 0; i < n; i++) {
-    if (!p->atomic_add[i].text)
-      return tl__error(TL_EINVAL, "dialect '%s': atomic add '%s' has no text", or_empty(p->name), p->atomic_add[i].key);
-    o->atomics[i] = (tl__c_atomic){p->atomic_add[i].key, p->atomic_add[i].text, p->atomic_helper};
+    if (!in[i].text) return tl__error(TL_EINVAL, "dialect '%s': %s '%s' has no text", or_empty(p->name), what, in[i].key);
+    (*out)[i] = (tl__c_atomic){in[i].key, in[i].text, helper};
   }
   return TL_OK;
+}
+
+/* Whether a plugin's struct (of struct_size bytes, 0: the current size) has `field`. */
+#define PLAIN_HAS(p, field) \
+  ((p)->struct_size == 0 || (p)->struct_size >= offsetof(tl_c_dialect, field) + sizeof((p)->field))
+
+static tl_status convert_atomics(const tl_c_dialect *p, tl__c_dialect_owned *o) {
+  TL__TRY(convert_atomic_list(p, p->atomic_add, p->atomic_helper, "atomic add", &o->atomics));
+  if (!PLAIN_HAS(p, atomic_minmax_helper)) return TL_OK; /* an older plugin: no max/min */
+  TL__TRY(convert_atomic_list(p, p->atomic_max, p->atomic_minmax_helper, "atomic max", &o->atomics_max));
+  return convert_atomic_list(p, p->atomic_min, p->atomic_minmax_helper, "atomic min", &o->atomics_min);
 }
 
 tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *out) {
@@ -206,6 +219,8 @@ tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *o
   d->vector_types = out->vector_types;
   d->vector_copy = p->vector_copy;
   d->atomic_add = out->atomics;
+  d->atomic_max = out->atomics_max;
+  d->atomic_min = out->atomics_min;
   d->parallel_for = p->parallel_for;
   return TL_OK;
 }

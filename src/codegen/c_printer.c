@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "codegen/c_gemm.h"
 #include "codegen/c_parallel.h"
+#include "ir/op_table.h"
 
 static void block(tl__cgen *g, const tl_ir_stmt *s) {
   g->indent++;
@@ -561,16 +562,26 @@ static void print_alloc(tl__cgen *g, const tl_ir_stmt *s) {
                 type, name, (long long)size);
 }
 
-/* T.atomic_add_elem through the dialect's row for the element type. */
-static void print_atomic_add(tl__cgen *g, const tl_ir_buffer *buf, const char *dst, const char *value) {
+/* The dialect's templates for one-element atomic `op`. */
+static const tl__c_atomic *atomic_rows(const tl__cgen *g, tl_ir_op op) {
+  switch (op) {
+  case TL_OP_ATOMIC_MAX_ELEM: return g->d->atomic_max;
+  case TL_OP_ATOMIC_MIN_ELEM: return g->d->atomic_min;
+  default: return g->d->atomic_add;
+  }
+}
+
+/* A one-element atomic (T.atomic_add_elem, _max_, _min_) through the dialect's row
+ * for the element type. */
+static void print_atomic(tl__cgen *g, tl_ir_op op, const tl_ir_buffer *buf, const char *dst, const char *value) {
   tl_dtype t = tl_dtype_scalar(buf->dtype);
   const char *sfx = tl__cgen_storage_suffix(t);
-  const tl__c_atomic *row = g->d->atomic_add;
+  const tl__c_atomic *row = atomic_rows(g, op);
   while (row && row->elem && strcmp(row->elem, sfx) != 0) row++;
   if (!row || !row->elem) {
     char tb[32];
-    tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no atomic add for %s", g->d->name,
-                   tl_dtype_name(t, tb, sizeof tb));
+    tl__cgen_error(g, TL_EUNSUPPORTED, "the %s dialect has no %s for %s", g->d->name,
+                   op == TL_OP_ATOMIC_ADD_ELEM ? "atomic add" : tl_ir_op_name(op), tl_dtype_name(t, tb, sizeof tb));
     return;
   }
   tl__cgen_subst sub[] = {{"D", dst},
@@ -587,11 +598,11 @@ static void print_atomic_add(tl__cgen *g, const tl_ir_buffer *buf, const char *d
 
 static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
   const tl_ir_expr *e = s->u.eval.expr;
-  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_ATOMIC_ADD_ELEM) {
+  if (e->kind == TL_EXPR_CALL && tl__op_is_atomic_elem(e->u.call.op)) {
     const tl_ir_expr *dst = e->u.call.nargs == 2 ? e->u.call.args[0] : NULL;
     const tl_ir_expr *value = e->u.call.nargs == 2 ? e->u.call.args[1] : NULL;
     if (!dst || dst->kind != TL_EXPR_REGION || !value || value->kind == TL_EXPR_REGION) {
-      tl__cgen_error(g, TL_EINVAL, "T.atomic_add_elem takes a one-element region and a value");
+      tl__cgen_error(g, TL_EINVAL, "%s takes a one-element region and a value", tl_ir_op_name(e->u.call.op));
       return;
     }
     tl__sb d = TL__SB_INIT;
@@ -600,7 +611,7 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
     tl__cgen_capture_end(g, prev);
     char *v = tl__cgen_expr_str(g, value);
     tl__cgen_type(g, dst->u.region.buffer->dtype); /* the element type's helpers, for the template */
-    if (v && tl__sb_status(&d) == TL_OK) print_atomic_add(g, dst->u.region.buffer, tl__sb_str(&d), v);
+    if (v && tl__sb_status(&d) == TL_OK) print_atomic(g, e->u.call.op, dst->u.region.buffer, tl__sb_str(&d), v);
     tl__free(v);
     tl__sb_free(&d);
     return;

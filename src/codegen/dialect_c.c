@@ -152,6 +152,35 @@ static const tl__c_atomic k_atomics[] = {
 };
 #undef TL__C_OMP_ATOMIC
 
+/* T.atomic_max / T.atomic_min: a critical section around the interpreter's
+ * max (min): NaN if either is NaN, else the larger (smaller), the value on a tie
+ * (so max(+0, -0) stores -0 as the interpreter does). Integers and bool compare
+ * directly; 16-bit floats compare as floats and narrow the value back (exact: it
+ * is already of the buffer's dtype). */
+#define TL__C_CRIT "TL_OMP(omp critical)\n"
+#define TL__C_MINMAX_INT(suffix, type, cmp) {suffix, TL__C_CRIT "{ " type " tl_v = $V; if (!($D " cmp " tl_v)) $D = tl_v; }", NULL}
+#define TL__C_MINMAX_FLT(suffix, type, cmp) \
+  {suffix, TL__C_CRIT "{ " type " tl_v = $V; if (!(($D " cmp " tl_v && tl_v == tl_v) || $D != $D)) $D = tl_v; }", NULL}
+#define TL__C_MINMAX_HALF(suffix, cmp)                                                                       \
+  {#suffix, TL__C_CRIT "{ float tl_v = $V, tl_o = tl_" #suffix "_to_f32($D); if (!((tl_o " cmp                 \
+            " tl_v && tl_v == tl_v) || tl_o != tl_o)) $D = tl_" #suffix "_from_f64((double)tl_v); }",             \
+   NULL}
+#define TL__C_MINMAX(cmp)                                                                                            \
+  TL__C_MINMAX_HALF(f16, cmp), TL__C_MINMAX_HALF(bf16, cmp), TL__C_MINMAX_FLT("f32", "float", cmp),                \
+    TL__C_MINMAX_FLT("f64", "double", cmp), TL__C_MINMAX_INT("i8", "int8_t", cmp),                                  \
+    TL__C_MINMAX_INT("i16", "int16_t", cmp), TL__C_MINMAX_INT("i32", "int32_t", cmp),                               \
+    TL__C_MINMAX_INT("i64", "int64_t", cmp), TL__C_MINMAX_INT("u8", "uint8_t", cmp),                                \
+    TL__C_MINMAX_INT("u16", "uint16_t", cmp), TL__C_MINMAX_INT("u32", "uint32_t", cmp),                             \
+    TL__C_MINMAX_INT("u64", "uint64_t", cmp), TL__C_MINMAX_INT("b", "bool", cmp), {NULL, NULL, NULL}
+/* max keeps the old value only where it is larger; min where smaller */
+static const tl__c_atomic k_atomic_max[] = {TL__C_MINMAX(">")};
+static const tl__c_atomic k_atomic_min[] = {TL__C_MINMAX("<")};
+#undef TL__C_MINMAX
+#undef TL__C_MINMAX_HALF
+#undef TL__C_MINMAX_FLT
+#undef TL__C_MINMAX_INT
+#undef TL__C_CRIT
+
 const tl__c_dialect tl__c_dialect_c = {
   .name = "c",
   .t_bool = "bool", .t_i8 = "int8_t", .t_i16 = "int16_t", .t_i32 = "int32_t", .t_i64 = "int64_t",
@@ -168,6 +197,8 @@ const tl__c_dialect tl__c_dialect_c = {
   .barrier = NULL,
   .math = k_math,
   .atomic_add = k_atomics,
+  .atomic_max = k_atomic_max,
+  .atomic_min = k_atomic_min,
   /* A single block runs on the calling thread: forking a team for it costs more
    * than the work (tens of microseconds). */
   .parallel_for = "TL_OMP(omp parallel for$C$I)",

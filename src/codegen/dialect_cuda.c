@@ -156,6 +156,25 @@ static const char k_mma_bf16[] =
 
 static const char k_ldmatrix_f16[] = TL__LDMATRIX_TEXT("__half", "f16", "__ushort_as_half");
 static const char k_ldmatrix_bf16[] = TL__LDMATRIX_TEXT("__nv_bfloat16", "bf16", "__ushort_as_bfloat16");
+/* T.atomic_max / T.atomic_min on floats: compare-and-swap loops that store the
+ * interpreter's max (min): NaN if either is NaN, else the larger (smaller), the
+ * value on a tie. */
+#define TL__CUDA_ATOMIC_FMINMAX(NAME, T, U, TO_BITS, FROM_BITS, CMP)                               \
+  "$F void tl_atomic_" NAME "(" T " *addr, " T " v) {\n"                                           \
+  "  " U " *p = (" U " *)addr, old = *p, assumed;\n"                                               \
+  "  do {\n"                                                                                       \
+  "    assumed = old;\n"                                                                           \
+  "    " T " cur = " FROM_BITS "(assumed);\n"                                                      \
+  "    if ((cur " CMP " v && v == v) || cur != cur) return;\n"                                     \
+  "    old = atomicCAS(p, assumed, (" U ")" TO_BITS "(v));\n"                                      \
+  "  } while (old != assumed);\n"                                                                  \
+  "}\n"
+static const char k_atomic_fminmax[] =
+  TL__CUDA_ATOMIC_FMINMAX("max_f32", "float", "unsigned int", "__float_as_uint", "__uint_as_float", ">")
+  TL__CUDA_ATOMIC_FMINMAX("min_f32", "float", "unsigned int", "__float_as_uint", "__uint_as_float", "<")
+  TL__CUDA_ATOMIC_FMINMAX("max_f64", "double", "unsigned long long", "__double_as_longlong", "__longlong_as_double", ">")
+  TL__CUDA_ATOMIC_FMINMAX("min_f64", "double", "unsigned long long", "__double_as_longlong", "__longlong_as_double", "<");
+#undef TL__CUDA_ATOMIC_FMINMAX
 
 static const tl__c_helper k_helpers[] = {
   {"cuda_fp16", false, NULL, k_fp16},
@@ -173,6 +192,7 @@ static const tl__c_helper k_helpers[] = {
   {"mma_bf16", false, "cuda_bf16", k_mma_bf16},
   {"ldmatrix_f16", false, "cuda_fp16", k_ldmatrix_f16},
   {"ldmatrix_bf16", false, "cuda_bf16", k_ldmatrix_bf16},
+  {"atomic_fminmax", false, NULL, k_atomic_fminmax},
   {NULL, false, NULL, NULL},
 };
 
@@ -246,7 +266,7 @@ static const char *const k_reserved[] = {
   "not", "not_eq", "nullptr", "operator", "or", "or_eq", "protected", "public", "reinterpret_cast", "requires",
   "static_assert", "static_cast", "template", "this", "thread_local", "throw", "try", "typeid", "typename", "using",
   "virtual", "wchar_t", "xor", "xor_eq", "dim3", "float2", "float4", "uint2", "uint4", "int2", "int4", "atomicAdd",
-  "atomicCAS", "min", "max", "exp2f", "log2f", "tanhf", "sinf", "cosf", "fabsf", "ceilf", "truncf", "roundf",
+  "atomicCAS", "atomicMax", "atomicMin", "min", "max", "exp2f", "log2f", "tanhf", "sinf", "cosf", "fabsf", "ceilf", "truncf", "roundf",
   "rsqrtf", "NULL", NULL,
 };
 
@@ -281,6 +301,18 @@ static const tl__c_atomic k_atomics[] = {
   {NULL, NULL, NULL},
 };
 
+/* T.atomic_max / T.atomic_min: the hardware's on 32- and 64-bit integers, the
+ * loops above on floats; other types have none (an error naming the op). */
+#define TL__CUDA_ATOMIC_MINMAX(F, f)                                                                \
+  {"f32", "tl_atomic_" f "_f32(&$D, $V);", "atomic_fminmax"},                                       \
+    {"f64", "tl_atomic_" f "_f64(&$D, $V);", "atomic_fminmax"},                                     \
+    {"i32", F "((int *)&$D, (int)($V));", NULL}, {"u32", F "((unsigned int *)&$D, (unsigned int)($V));", NULL}, \
+    {"i64", F "((long long *)&$D, (long long)($V));", NULL},                                        \
+    {"u64", F "((unsigned long long *)&$D, (unsigned long long)($V));", NULL}, {NULL, NULL, NULL}
+static const tl__c_atomic k_atomic_max[] = {TL__CUDA_ATOMIC_MINMAX("atomicMax", "max")};
+static const tl__c_atomic k_atomic_min[] = {TL__CUDA_ATOMIC_MINMAX("atomicMin", "min")};
+#undef TL__CUDA_ATOMIC_MINMAX
+
 /* The hardware builtins: a full-warp shuffle (every lane takes part, as the GPU
  * lowering's butterflies need). */
 static const tl__c_builtin k_builtins[] = {
@@ -304,6 +336,7 @@ static const tl__c_builtin k_builtins[] = {
     .wrap_signed_data = true, .reserved_words = k_reserved, .math = math_table,                                 \
     .vector_types = k_vector_types, .vector_read = "*($V *)$T = *(const $V *)&$S;",                             \
     .vector_write = "*($V *)&$D = *(const $V *)$T;", .atomic_add = k_atomics,                                   \
+    .atomic_max = k_atomic_max, .atomic_min = k_atomic_min,                                                     \
     .unroll_pragma = "#pragma unroll", .helpers = k_helpers, .prelude = k_prelude,                              \
   }
 

@@ -29,6 +29,7 @@
 #include "base/fp16.h"
 #include "codegen/c_dialect.h"
 #include "codegen/c_printer.h"
+#include "ir/op_table.h"
 #include "transform/kernel_table.h"
 
 /* -------------------------------------------------------------------- state */
@@ -731,15 +732,19 @@ static void print_alloc(wgsl_writer *w, const tl_ir_stmt *s) {
 
 static void print_eval(wgsl_writer *w, const tl_ir_stmt *s) {
   const tl_ir_expr *e = s->u.eval.expr;
-  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_ATOMIC_ADD_ELEM) {
+  if (e->kind == TL_EXPR_CALL && tl__op_is_atomic_elem(e->u.call.op)) {
     const tl_ir_expr *dst = e->u.call.nargs == 2 ? e->u.call.args[0] : NULL;
     const tl_ir_expr *value = e->u.call.nargs == 2 ? e->u.call.args[1] : NULL;
     if (!dst || dst->kind != TL_EXPR_REGION || !value) {
-      tl__cgen_error(PRINTER, TL_EINVAL, "T.atomic_add_elem takes a one-element region and a value");
+      tl__cgen_error(PRINTER, TL_EINVAL, "%s takes a one-element region and a value", tl_ir_op_name(e->u.call.op));
       return;
     }
+    /* WGSL's atomics on i32 and u32 (the only ones it has: scan_expr checks). */
+    tl_ir_op op = e->u.call.op;
     line_start(w);
-    tl__cgen_write(PRINTER, "atomicAdd(&");
+    tl__cgen_write(PRINTER, op == TL_OP_ATOMIC_MAX_ELEM   ? "atomicMax(&"
+                            : op == TL_OP_ATOMIC_MIN_ELEM ? "atomicMin(&"
+                                                          : "atomicAdd(&");
     element(w, dst->u.region.buffer, dst->u.region.ndim, dst->u.region.mins);
     tl__cgen_write(PRINTER, ", ");
     wexpr(w, value);
@@ -820,7 +825,7 @@ static bool scan_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
 
 static bool scan_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
   scan_ctx *c = v->ctx;
-  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_ATOMIC_ADD_ELEM && e->u.call.nargs == 2 &&
+  if (e->kind == TL_EXPR_CALL && tl__op_is_atomic_elem(e->u.call.op) && e->u.call.nargs == 2 &&
       e->u.call.args[0]->kind == TL_EXPR_REGION) {
     const tl_ir_buffer *b = e->u.call.args[0]->u.region.buffer;
     add_id(c->w, &c->written, b->data->id);
@@ -828,8 +833,9 @@ static bool scan_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
     tl_dtype t = tl_dtype_scalar(b->dtype);
     if (!(tl_dtype_is_int(t) && t.bits == 32)) {
       char buf[32];
-      tl__cgen_error(&c->w->g, TL_EUNSUPPORTED, "the wgsl dialect has no atomic add for %s (WGSL atomics are i32 and u32)",
-           tl_dtype_name(t, buf, sizeof buf));
+      tl__cgen_error(&c->w->g, TL_EUNSUPPORTED, "the wgsl dialect has no %s for %s (WGSL atomics are i32 and u32)",
+                     e->u.call.op == TL_OP_ATOMIC_ADD_ELEM ? "atomic add" : tl_ir_op_name(e->u.call.op),
+                     tl_dtype_name(t, buf, sizeof buf));
     }
   }
   return true;

@@ -49,3 +49,24 @@ bool tl_ir_op_parse(const char *name, tl_ir_op *out) {
 }
 
 bool tl_ir_op_is_tile(tl_ir_op op) { return tl__tile_op(op) != NULL; }
+
+/* The atomics: each tile atomic and the one-element op it lowers to. */
+static const struct {
+  tl_ir_op tile, elem;
+} k_atomics[] = {
+  {TL_OP_ATOMIC_ADD, TL_OP_ATOMIC_ADD_ELEM},
+  {TL_OP_ATOMIC_MAX, TL_OP_ATOMIC_MAX_ELEM},
+  {TL_OP_ATOMIC_MIN, TL_OP_ATOMIC_MIN_ELEM},
+};
+
+bool tl__op_is_atomic_elem(tl_ir_op op) {
+  for (size_t i = 0; i < sizeof k_atomics / sizeof k_atomics[0]; i++)
+    if (k_atomics[i].elem == op) return true;
+  return false;
+}
+
+tl_ir_op tl__atomic_elem_of(tl_ir_op op) {
+  for (size_t i = 0; i < sizeof k_atomics / sizeof k_atomics[0]; i++)
+    if (k_atomics[i].tile == op) return k_atomics[i].elem;
+  return TL_OP__COUNT;
+}

@@ -27,7 +27,8 @@
  *                TL__READ_ALWAYS or TL__READ_UNLESS(k): unless flag k is 1
  *   FOLD         TL__FOLD(COMBINE, IDENTITY, ABS): the op folds elements with
  *                TL_BIN_<COMBINE> from TL__IDENTITY_<IDENTITY> (ABS: of |x|),
- *                or TL__NO_FOLD
+ *                or TL__NO_FOLD; for the atomics, COMBINE is their
+ *                read-modify-write (dst = dst COMBINE value)
  *
  * The stage columns name the functions of each stage, by a stem, or `none`
  * where the stage has no code for the op. Each stage's file expands the macro
@@ -126,14 +127,14 @@
     TL__READ_UNLESS(3), TL__FOLD(BITAND, ALL_ONES, false), reduce_bitwise, reduce, reduce, reduce, 0, reduce)  \
   X(REDUCE_BITOR, "T.reduce_bitor", REDUCE, "RRII", ("src", "dst", "dim", "clear"), (0, 0, 0, 1), 1,         \
     TL__READ_UNLESS(3), TL__FOLD(BITOR, ZERO, false), reduce_bitwise, reduce, reduce, reduce, 0, reduce)       \
-  X(ATOMIC_ADD, "T.atomic_add", ATOMIC_ADD, "RX", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS, TL__NO_FOLD, \
-    atomic_add, atomic_add, atomic_add, atomic_add, 1, none)                                                   \
+  X(ATOMIC_ADD, "T.atomic_add", ATOMIC_ADD, "RX", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,            \
+    TL__FOLD(ADD, ZERO, false), atomic_add, atomic_add, atomic_add, atomic_add, 1, none)                       \
   X(CUMSUM, "T.cumsum", CUMSUM, "RRII", ("src", "dst", "dim", "reverse"), (0, 0, 0, 0), 1, TL__READ_NEVER,   \
     TL__FOLD(ADD, ZERO, false), cumsum, cumsum, none, cumsum, 0, cumsum)                                       \
   X(CUMMAX, "T.cummax", CUMSUM, "RRII", ("src", "dst", "dim", "reverse"), (0, 0, 0, 0), 1, TL__READ_NEVER,   \
     TL__FOLD(MAX, LOWEST, false), cumsum, cumsum, none, cumsum, 0, cumsum)                                     \
   X(ATOMIC_ADD_ELEM, "T.atomic_add_elem", NONE, "RE", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,          \
-    TL__NO_FOLD, atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)                                  \
+    TL__FOLD(ADD, ZERO, false), atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)                   \
   X(GEMM_STRIDED, "T.gemm_strided", NONE, "RRRNNNNNNNNNI",                                                     \
     ("a", "b", "c", "m", "n", "k", "a_rs", "a_cs", "b_rs", "b_cs", "c_rs", "c_cs", "clear"),                   \
     (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 2, TL__READ_UNLESS(12), TL__NO_FOLD,                              \
@@ -141,7 +142,15 @@
   X(MMA_M16N8K16, "T.mma_m16n8k16", NONE, "RRR", ("d", "a", "b"), (0, 0, 0), 0, TL__READ_ALWAYS, TL__NO_FOLD, \
     mma, mma, none, none, 0, none)                                                                            \
   X(LDMATRIX_X4, "T.ldmatrix_x4", NONE, "RRI", ("dst", "src", "trans"), (0, 0, 0), 0, TL__READ_NEVER,          \
-    TL__NO_FOLD, ldmatrix, ldmatrix, none, none, 0, none)
+    TL__NO_FOLD, ldmatrix, ldmatrix, none, none, 0, none)                                                      \
+  X(ATOMIC_MAX, "T.atomic_max", ATOMIC_ADD, "RX", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,            \
+    TL__FOLD(MAX, LOWEST, false), atomic_add, atomic_add, atomic_add, atomic_add, 1, none)                     \
+  X(ATOMIC_MIN, "T.atomic_min", ATOMIC_ADD, "RX", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,            \
+    TL__FOLD(MIN, HIGHEST, false), atomic_add, atomic_add, atomic_add, atomic_add, 1, none)                    \
+  X(ATOMIC_MAX_ELEM, "T.atomic_max_elem", NONE, "RE", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,          \
+    TL__FOLD(MAX, LOWEST, false), atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)                 \
+  X(ATOMIC_MIN_ELEM, "T.atomic_min_elem", NONE, "RE", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,          \
+    TL__FOLD(MIN, HIGHEST, false), atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)
 /* clang-format on */
 
 /* Where a fold starts. */
@@ -189,6 +198,13 @@ int tl__value_op_arity(tl_ir_op op);
 /* Whether the written region of `call` (a tile op with its full argument list)
  * is read too: flags set to other than their default count. */
 bool tl__tile_op_reads_written(const tl__tile_op_info *t, const tl_ir_expr *call);
+
+/* Whether `op` is one of the lowered one-element atomics (T.atomic_add_elem,
+ * T.atomic_max_elem, T.atomic_min_elem); their FOLD's combine is the update. */
+bool tl__op_is_atomic_elem(tl_ir_op op);
+/* The one-element atomic that lowers tile atomic `op` (T.atomic_add ->
+ * T.atomic_add_elem, ...); TL_OP__COUNT if op is not a tile atomic. */
+tl_ir_op tl__atomic_elem_of(tl_ir_op op);
 
 /* Helpers for the expansions. */
 #define TL__PARENS_TO_BRACES(...) {__VA_ARGS__}

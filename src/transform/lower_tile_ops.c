@@ -27,8 +27,9 @@
  *  - T.cumsum, T.cummax: per line a local.var accumulator from the fold's identity;
  *    element k of the line (from the end when reverse) is combined (added, or
  *    maxed) and stored. In place when src and dst are one region.
- *  - T.atomic_add: element-wise addition; on global memory each element is a
- *    T.atomic_add_elem (blocks run in parallel), elsewhere a plain store.
+ *  - T.atomic_add (T.atomic_max, T.atomic_min): element-wise addition (max,
+ *    min); on global memory each element is a T.atomic_add_elem (_max_, _min_)
+ *    (blocks run in parallel), elsewhere a plain store.
  *
  * GPU pipelines use two variants (pass.h): lower_elementwise_tile_ops lowers
  * only T.copy, T.fill, T.clear and T.atomic_add, each into one T.Parallel loop
@@ -620,15 +621,17 @@ static tl_status lower_cumsum(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
 
 /* ------------------------------------------------------------ T.atomic_add */
 
-/* dst[idx] += value: atomically on global memory (blocks run in parallel). */
-static tl_ir_stmt *add_elem(tl_ir_module *mod, const reg *dst, tl_ir_expr **idx, tl_ir_expr *value) {
+/* dst[idx] = dst[idx] <combine> value (T.atomic_add: +, T.atomic_max: max, ...;
+ * the op's FOLD): atomically on global memory (blocks run in parallel), through
+ * the op's one-element atomic. */
+static tl_ir_stmt *add_elem(tl_ir_module *mod, tl_ir_op op, const reg *dst, tl_ir_expr **idx, tl_ir_expr *value) {
   if (!dst->global)
     return tl_ir_store(mod, dst->buf, dst->ndim, idx,
-                       tl_ir_binary(mod, TL_BIN_ADD, tl_ir_load(mod, dst->buf, dst->ndim, idx), value));
+                       tl__fold_combine(mod, op, tl_ir_load(mod, dst->buf, dst->ndim, idx), value));
   tl_ir_expr *ones[MAX_DIMS];
   for (uint32_t d = 0; d < dst->ndim; d++) ones[d] = tl__int_like(mod, idx[d], 1);
   tl_ir_expr *args[2] = {tl_ir_region(mod, dst->buf, idx, ones, TL_REGION_POINT), value};
-  return tl_ir_eval(mod, tl_ir_call(mod, TL_OP_ATOMIC_ADD_ELEM, TL_DT_HANDLE, 2, args));
+  return tl_ir_eval(mod, tl_ir_call(mod, tl__atomic_elem_of(op), TL_DT_HANDLE, 2, args));
 }
 
 static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
@@ -648,7 +651,7 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
     TL__TRY(region_loops(c, &dst, &L, lv));
     tl_ir_expr *idx[MAX_DIMS];
     for (uint32_t d = 0; d < dst.ndim; d++) idx[d] = index_of(mod, &dst, d, &L, lv);
-    tl_ir_stmt *s = build_loops(mod, &L, add_elem(mod, &dst, idx, use));
+    tl_ir_stmt *s = build_loops(mod, &L, add_elem(mod, call->u.call.op, &dst, idx, use));
     *out = v ? tl_ir_let(mod, v, value, s) : s;
     return *out ? TL_OK : tl__built(mod, NULL);
   }
@@ -656,11 +659,12 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
   TL__TRY(get_region(call, 1, &src));
   if (src.buf == dst.buf && !same_region(&src, &dst))
     return tl__pass_error(TL_EUNSUPPORTED, call->span,
-                          "T.atomic_add from one region of buffer '%s' into another is not supported", dst.buf->name);
+                          "%s from one region of buffer '%s' into another is not supported",
+                          tl_ir_op_name(call->u.call.op), dst.buf->name);
   if (!pairable(&src, UINT32_MAX, &dst))
     return tl__pass_error(TL_EUNSUPPORTED, call->span,
-                          "T.atomic_add: the dimensions of buffers '%s' and '%s' cannot be matched statically",
-                          src.buf->name, dst.buf->name);
+                          "%s: the dimensions of buffers '%s' and '%s' cannot be matched statically",
+                          tl_ir_op_name(call->u.call.op), src.buf->name, dst.buf->name);
   loops L;
   loops_init(c, &L);
   int sl[MAX_DIMS], dl[MAX_DIMS];
@@ -669,7 +673,7 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
   for (uint32_t d = 0; d < src.ndim; d++) sidx[d] = index_of(mod, &src, d, &L, sl);
   for (uint32_t d = 0; d < dst.ndim; d++) didx[d] = index_of(mod, &dst, d, &L, dl);
   tl_ir_expr *value = tl__convert(mod, dt, tl_ir_load(mod, src.buf, src.ndim, sidx));
-  *out = build_loops(mod, &L, add_elem(mod, &dst, didx, value));
+  *out = build_loops(mod, &L, add_elem(mod, call->u.call.op, &dst, didx, value));
   return *out ? TL_OK : tl__built(mod, NULL);
 }
 

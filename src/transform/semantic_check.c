@@ -10,7 +10,7 @@
  *       C an accumulator (fragment or local); integer C with integer A and B of
  *       at most 32 bits, float C with float A and B;
  *     - reductions read and write on-chip buffers (shared, fragment, local);
- *     - T.atomic_add writes a numeric buffer.
+ *     - T.atomic_add (max, min) writes a numeric buffer.
  *  5. Regions of on-chip buffers stay inside them wherever their bounds are
  *     constants (only global regions are clipped at the edge, by T.copy).
  * Errors carry the offending node's file:line:col. */
@@ -86,8 +86,8 @@ static tl_status check_atomic_add(const tl_ir_expr *call) {
   const tl_ir_buffer *b = call->u.call.args[0]->u.region.buffer;
   if (!tl_dtype_is_int(b->dtype) && !tl_dtype_is_float(b->dtype)) {
     char n[32];
-    return tl__pass_error(TL_EINVAL, call->span, "T.atomic_add: buffer '%s' holds %s, not numbers", b->name,
-                          tl_dtype_name(b->dtype, n, sizeof n));
+    return tl__pass_error(TL_EINVAL, call->span, "%s: buffer '%s' holds %s, not numbers",
+                          tl_ir_op_name(call->u.call.op), b->name, tl_dtype_name(b->dtype, n, sizeof n));
   }
   return TL_OK;
 }

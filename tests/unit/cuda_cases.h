@@ -171,6 +171,9 @@ static const cuda_case k_cuda_cases[] = {
     {"tvm.tir's operators by name, T.erf/log10/log1p/expm1/tan/fmod", "ops", TIR_OPS_SRC, 1e-5, "erff("},
     {"T.cummax: fragments, shared lines over threads, in place", "cm", CUMMAX_SRC, 0, NULL},
     {"T.reduce_bitand/bitor: warp folds of a fragment, shared columns", "x", BITANDOR_SRC, 0, NULL},
+    {"T.atomic_max/min: float32/64 loops, 32/64-bit integer builtins, a tile", "amm", ATOMIC_MINMAX_SRC, 0,
+     "tl_atomic_max_f64("},
+    {"T.any_of/all_of, T.atomic_addx2/x4 (float16 at block level)", "aax", ANYALL_ADDX_SRC, 1e-2, "tl_atomic_add_f16("},
 };
 #define CUDA_NCASES (sizeof k_cuda_cases / sizeof k_cuda_cases[0])
 

@@ -131,4 +131,59 @@
   "        T.copy(c, C)\n" \
   "        T.copy(d, D)\n"
 
+/* T.atomic_max / T.atomic_min in upstream's style: elementwise inside T.Parallel
+ * from several blocks into the same global elements (float32, int32, uint32,
+ * float64, int64), with memory_order=, on a fragment (a plain max), and a tile
+ * (a fragment into a global region named by its corner). The last block is
+ * partly past the end (guarded; T.copy pads with zeros). */
+#define ATOMIC_MINMAX_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def amm(A: T.Tensor((37, 16), \"float32\"), Mx: T.Tensor((16,), \"float32\"), Mn: T.Tensor((16,), \"float32\"),\n" \
+  "        W: T.Tensor((40, 16), \"float32\"), I: T.Tensor((37, 16), \"int32\"), IMx: T.Tensor((16,), \"int32\"),\n" \
+  "        U: T.Tensor((37,), \"uint32\"), UMn: T.Tensor((4,), \"uint32\"), D: T.Tensor((37, 16), \"float64\"),\n" \
+  "        DMx: T.Tensor((37, 16), \"float64\"), L: T.Tensor((37,), \"int64\"), LMn: T.Tensor((1,), \"int64\")):\n" \
+  "    with T.Kernel(T.ceildiv(37, 8), threads=32) as bx:\n" \
+  "        f = T.alloc_fragment((8, 16), \"float32\")\n" \
+  "        T.copy(A[bx * 8, 0], f)\n" \
+  "        T.atomic_max(f, 0.5)\n" \
+  "        T.atomic_min(W[bx * 8, 0], f)\n" \
+  "        for i, j in T.Parallel(8, 16):\n" \
+  "            if bx * 8 + i < 37:\n" \
+  "                T.atomic_max(Mx[j], f[i, j])\n" \
+  "                T.atomic_min(Mn[j], A[bx * 8 + i, j], memory_order=\"relaxed\")\n" \
+  "                T.atomic_max(IMx[j], I[bx * 8 + i, j])\n" \
+  "                T.atomic_max(DMx[bx * 8 + i, j], D[bx * 8 + i, j] * 0.5)\n" \
+  "        for i in T.Parallel(8):\n" \
+  "            if bx * 8 + i < 37:\n" \
+  "                T.atomic_min(UMn[i % 4], U[bx * 8 + i])\n" \
+  "                T.atomic_min(LMn[0], L[bx * 8 + i])\n"
+
+/* T.any_of / T.all_of (a bool row, a whole shared buffer, a slice, as an if
+ * condition) and T.atomic_addx2 / T.atomic_addx4 (elements and slices, inside
+ * T.Parallel from several blocks into the same rows; float16 at block level). */
+#define ANYALL_ADDX_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def aax(I: T.Tensor((8, 5), \"int32\"), M: T.Tensor((8, 4), \"bool\"), O: T.Tensor((8, 4), \"int32\"),\n" \
+  "        A: T.Tensor((8, 12), \"float32\"), B: T.Tensor((4, 12), \"float32\"), H: T.Tensor((8, 4), \"float16\"),\n" \
+  "        HB: T.Tensor((2, 4), \"float16\")):\n" \
+  "    with T.Kernel(8, threads=32) as bx:\n" \
+  "        s = T.alloc_shared((5,), \"int32\")\n" \
+  "        T.copy(I[bx, 0:5], s)\n" \
+  "        for j in T.Parallel(5):\n" \
+  "            s[j] = T.Select(s[j] % 3 != 0, 1, 0)\n" \
+  "        O[bx, 0] = T.any_of(M[bx, :])\n" \
+  "        O[bx, 1] = T.all_of(M[bx, 0:4])\n" \
+  "        O[bx, 2] = T.all_of(s)\n" \
+  "        if T.any_of(s[1:3]):\n" \
+  "            O[bx, 3] = 7\n" \
+  "        else:\n" \
+  "            O[bx, 3] = -7\n" \
+  "        for j in T.Parallel(3):\n" \
+  "            T.atomic_addx2(B[bx % 4, j * 2], A[bx, j * 2])\n" \
+  "        for j in T.Parallel(2):\n" \
+  "            T.atomic_addx4(B[(bx + j) % 4, 6 + j * 2:6 + j * 2 + 4], A[bx, 6 + j * 2:6 + j * 2 + 4])\n" \
+  "        T.atomic_addx2(HB[bx % 2, 1], H[bx, 2:4], return_prev=True)\n"
+
 #endif

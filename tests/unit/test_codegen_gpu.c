@@ -456,6 +456,45 @@ static void test_templates(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.atomic_max / T.atomic_min through a plain dialect's templates, with their
+ * helper section; a plugin whose struct ends before those fields (built against
+ * the first version) has none, and the op is refused by name. */
+static const tl_c_pair k_t_amax[] = {{"f32", "AMAX<$S,$a>($D, $V);"}, {NULL, NULL}};
+static const tl_c_pair k_t_amin[] = {{"i32", "AMIN<$S>($D, $V);"}, {NULL, NULL}};
+static const tl_c_helper k_t_minmax_helpers[] = {{"mm", false, NULL, "/* MINMAX HELPER */\n"}, {NULL, false, NULL, NULL}};
+static const char *k_minmax_src =
+  "import tilelang.language as T\n"
+  "@T.prim_func\n"
+  "def mm(A: T.Tensor((64,), \"float32\"), M: T.Tensor((1,), \"float32\"), I: T.Tensor((64,), \"int32\"),\n"
+  "       J: T.Tensor((1,), \"int32\")):\n"
+  "    with T.Kernel(2, threads=32) as bx:\n"
+  "        for i in T.Parallel(32):\n"
+  "            T.atomic_max(M[0], A[bx * 32 + i])\n"
+  "            T.atomic_min(J[0], I[bx * 32 + i])\n";
+
+static void test_plain_atomic_minmax(void **state) {
+  (void)state;
+  tl_ir_module *m = pt_parse(k_minmax_src);
+  TL_ASSERT_OK(gpu_free_lower(m));
+  tl_c_dialect d = test_dialect();
+  d.atomic_max = k_t_amax;
+  d.atomic_min = k_t_amin;
+  d.atomic_minmax_helper = "mm";
+  d.helpers = k_t_minmax_helpers;
+  char *src = NULL;
+  TL_ASSERT_OK(tl__c_plain_device_source(&d, m, &src));
+  ASSERT_CONTAINS(src, "/* MINMAX HELPER */");
+  ASSERT_CONTAINS(src, "AMAX<f32,global>(M[0], ");
+  ASSERT_CONTAINS(src, "AMIN<i32>(J[0], ");
+  tl__free(src);
+  d.atomic_min = NULL;
+  TL_ASSERT_ERR(tl__c_plain_device_source(&d, m, &src), TL_EUNSUPPORTED, "the test dialect has no T.atomic_min_elem for int32");
+  d.atomic_min = k_t_amin;
+  d.struct_size = offsetof(tl_c_dialect, atomic_max); /* an older plugin: the fields are not read */
+  TL_ASSERT_ERR(tl__c_plain_device_source(&d, m, &src), TL_EUNSUPPORTED, "the test dialect has no T.atomic_max_elem for float32");
+  tl_ir_module_free(m);
+}
+
 static void test_plain_dialect_checks(void **state) {
   (void)state;
   tl__c_dialect_owned o;
@@ -530,6 +569,7 @@ int main(void) {
     cmocka_unit_test(test_wgsl_refusals),
     cmocka_unit_test(test_c_dialect_as_plain_data),
     cmocka_unit_test(test_templates),
+    cmocka_unit_test(test_plain_atomic_minmax),
     cmocka_unit_test(test_plain_dialect_checks),
     cmocka_unit_test(test_oom),
   };

@@ -381,6 +381,20 @@ static void test_cummax(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.atomic_max / T.atomic_min (more_ops_src.h) by every runner against the
+ * interpreter: blocks race for the same elements. */
+static void test_atomic_minmax(void **state) {
+  (void)state;
+  tl_ir_module *m = pt_parse(ATOMIC_MINMAX_SRC);
+  const char *names[2];
+  size_t nr = runners(names);
+  for (size_t r = 0; r < nr; r++) run_through(names[r], m, "amm", NULL, 0, "atomic max/min");
+  tl_ir_module_free(m);
+  m = pt_parse(ANYALL_ADDX_SRC);
+  for (size_t r = 0; r < nr; r++) run_through(names[r], m, "aax", NULL, 0, "any_of, all_of, atomic_addx2/x4");
+  tl_ir_module_free(m);
+}
+
 /* ------------------------------------------------- the same words everywhere */
 
 /* A bad call of `scale` made by editing good arguments. */
@@ -480,6 +494,7 @@ int main(void) {
     cmocka_unit_test(test_reduce_bitand_bitor),
     cmocka_unit_test(test_tir_ops),
     cmocka_unit_test(test_cummax),
+    cmocka_unit_test(test_atomic_minmax),
     cmocka_unit_test(test_messages_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

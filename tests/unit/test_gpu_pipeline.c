@@ -96,6 +96,8 @@ static const example_size k_sizes[] = {
     {"row_max.py", {{0}}, 0, {{"M", 33}, {"N", 64}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 70}, {"N", 45}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 32}, {"N", 64}}, 2},
+    {"col_extrema.py", {{0}}, 0, {{0}}, 0},
+    {"col_extrema.py", {{"M", "1"}, {"N", "16"}, {"block_N", "16"}}, 3, {{0}}, 0},
     {"flash_attention.py", {{"is_causal", "True"}}, 1, {{0}}, 0},
     {"flash_attention.py", {{"is_causal", "True"}, {"seq_q", "40"}, {"seq_kv", "70"}}, 3, {{0}}, 0},
     {"flash_attention.py", {{"seq_q", "64"}, {"seq_kv", "64"}, {"block_N", "16"}}, 3, {{0}}, 0},
@@ -315,6 +317,8 @@ static const src_case k_cases[] = {
      {{0}}, 0, 0},
     {"T.cummax: fragments (int16 into int32, both directions, in place), shared lines over threads", "cm",
      CUMMAX_SRC, {{0}}, 0, 0},
+    {"T.atomic_max/min: elementwise from several blocks, fragment, tile", "amm", ATOMIC_MINMAX_SRC, {{0}}, 0, 0},
+    {"T.any_of/all_of, T.atomic_addx2/x4", "aax", ANYALL_ADDX_SRC, {{0}}, 0, 1e-2},
     {"atomic adds: scalar and region, global and fragment", "a",
      HDR "@T.prim_func\n"
          "def a(A: T.Tensor((8, 16), \"float32\"), S: T.Tensor((16,), \"float32\"), C: T.Tensor((8, 16), \"float32\")):\n"

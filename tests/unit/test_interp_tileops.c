@@ -573,6 +573,50 @@ static void test_fill_clear_atomic(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.atomic_max / T.atomic_min against plain C: every block folds a row of X (a
+ * region) and its block index (a scalar) into the same elements; NaN wins a max
+ * as the interpreter's max propagates it; integers compare signed. */
+static void test_atomic_minmax(void **state) {
+  (void)state;
+  tl_ir_module *m;
+  TL_ASSERT_OK(tl_ir_module_create(&m));
+  tl_ir_buffer *X = buf2(m, "X", F32, I32(3), I32(4), GLOBAL), *Mx = buf1(m, "Mx", F32, I32(4), GLOBAL),
+               *Mn = buf1(m, "Mn", F32, I32(4), GLOBAL), *Y = buf1(m, "Y", TL_DT_INT32, I32(2), GLOBAL);
+  tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32);
+  make_func(m, "amm", (tl_ir_buffer *[]){X, Mx, Mn, Y}, 4,
+            kernel2(m, I32(3), NULL, bx, NULL,
+                    SEQ(TILE(TL_OP_ATOMIC_MAX, FULL(Mx), region2(m, X, VAR(bx), I32(1), I32(0), I32(4))),
+                        TILE(TL_OP_ATOMIC_MIN, FULL(Mn), region2(m, X, VAR(bx), I32(1), I32(0), I32(4))),
+                        TILE(TL_OP_ATOMIC_MAX, region1(m, Y, I32(0), I32(1)), tl_ir_binary(m, TL_BIN_SUB, VAR(bx), I32(5))),
+                        TILE(TL_OP_ATOMIC_MIN, region1(m, Y, I32(1), I32(1)), tl_ir_binary(m, TL_BIN_SUB, VAR(bx), I32(5))))));
+  float x[12] = {1, -2, 3, NAN, 5, -6, -7, 8, 0.5f, 9, -1, 2}, mx[4] = {0, 0, 0, 0}, mn[4] = {0, 0, 0, 0};
+  int32_t y[2] = {-100, 100};
+  host_tensor h[4];
+  tl_value args[] = {ht_wrap(&h[0], F32, x, 2, 3, 4), ht_wrap(&h[1], F32, mx, 1, 4, 0), ht_wrap(&h[2], F32, mn, 1, 4, 0),
+                     ht_wrap(&h[3], TL_DT_INT32, y, 1, 2, 0)};
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  TL_ASSERT_OK(tl_ir_interpret(m, "amm", args, 4));
+  for (int c = 0; c < 4; c++) {
+    float wmax = 0, wmin = 0;
+    bool nan = false;
+    for (int r = 0; r < 3; r++) {
+      float v = x[r * 4 + c];
+      nan |= isnan(v);
+      wmax = v > wmax ? v : wmax;
+      wmin = v < wmin ? v : wmin;
+    }
+    if (nan) {
+      assert_true(isnan(mx[c]) && isnan(mn[c]));
+    } else {
+      assert_true(mx[c] == wmax);
+      assert_true(mn[c] == wmin);
+    }
+  }
+  assert_int_equal(y[0], -3); /* max(-100, -5, -4, -3) */
+  assert_int_equal(y[1], -5); /* min(100, -5, -4, -3) */
+  tl_ir_module_free(m);
+}
+
 /* T.copy converts to the destination's dtype (rounding to nearest even) and
  * reports out-of-bounds shared accesses instead of clipping them. */
 static void test_copy_converts_and_checks_shared(void **state) {
@@ -663,6 +707,7 @@ int main(void) {
       cmocka_unit_test(test_cumsum),
       cmocka_unit_test(test_cummax),
       cmocka_unit_test(test_fill_clear_atomic),
+      cmocka_unit_test(test_atomic_minmax),
       cmocka_unit_test(test_copy_converts_and_checks_shared),
       cmocka_unit_test(test_oom_sweep),
   };

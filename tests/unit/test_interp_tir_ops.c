@@ -7,6 +7,7 @@
 #include <float.h>
 #include <stdlib.h>
 
+#include "base/fp16.h"
 #include "interp_util.h"
 #include "more_ops_src.h"
 
@@ -80,6 +81,78 @@ static void test_against_c(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.any_of / T.all_of and T.atomic_addx2 / x4 (ANYALL_ADDX_SRC) against plain C:
+ * rows of every kind (all set, none set, some), integer-valued floats so that the
+ * sums of the racing blocks are exact in any order. */
+static void test_any_all_addx(void **state) {
+  (void)state;
+  tl_ir_module *m = NULL;
+  TL_ASSERT_OK(tl_ir_parse(ANYALL_ADDX_SRC, "aax.py", NULL, &m));
+  TL_ASSERT_OK(tl_ir_verify_module(m));
+  uint64_t seed = 7;
+  int32_t I[8 * 5], O[8 * 4];
+  bool M[8 * 4];
+  float A[8 * 12], B[4 * 12], Bw[4 * 12];
+  uint16_t H[8 * 4], HB[2 * 4];
+  for (int i = 0; i < 8 * 5; i++) I[i] = (int32_t)(test_uniform(&seed) * 7.0);
+  for (int k = 0; k < 5; k++) I[0 * 5 + k] = 1, I[1 * 5 + k] = 3 * k; /* row 0 all set, row 1 none */
+  for (int i = 0; i < 8 * 4; i++) M[i] = i / 4 == 2 || (i / 4 > 3 && test_uniform(&seed) > 0.5);
+  for (int i = 0; i < 8 * 12; i++) A[i] = (float)(int)(test_uniform(&seed) * 20.0 - 10.0);
+  for (int i = 0; i < 4 * 12; i++) B[i] = Bw[i] = (float)i;
+  for (int i = 0; i < 8 * 4; i++) H[i] = tl__f32_to_f16((float)(i % 5));
+  for (int i = 0; i < 2 * 4; i++) HB[i] = tl__f32_to_f16(1.0f);
+  host_tensor h[7];
+  tl_value args[] = {ht_wrap(&h[0], TL_DT_INT32, I, 2, 8, 5),    ht_wrap(&h[1], TL_DT_BOOL, M, 2, 8, 4),
+                     ht_wrap(&h[2], TL_DT_INT32, O, 2, 8, 4),    ht_wrap(&h[3], TL_DT_FLOAT32, A, 2, 8, 12),
+                     ht_wrap(&h[4], TL_DT_FLOAT32, B, 2, 4, 12), ht_wrap(&h[5], TL_DT_FLOAT16, H, 2, 8, 4),
+                     ht_wrap(&h[6], TL_DT_FLOAT16, HB, 2, 2, 4)};
+  TL_ASSERT_OK(tl_ir_interpret(m, "aax", args, 7));
+  float hbw[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  for (int b = 0; b < 8; b++) {
+    bool any = false, all = true, sall = true, s12 = false;
+    for (int k = 0; k < 4; k++) any |= M[b * 4 + k], all &= M[b * 4 + k];
+    for (int k = 0; k < 5; k++) {
+      bool sk = I[b * 5 + k] % 3 != 0;
+      sall &= sk;
+      if (k == 1 || k == 2) s12 |= sk;
+    }
+    int32_t want[4] = {any, all, sall, s12 ? 7 : -7};
+    for (int c = 0; c < 4; c++)
+      if (O[b * 4 + c] != want[c]) fail_msg("O[%d, %d]: got %d, want %d", b, c, O[b * 4 + c], want[c]);
+    for (int j = 0; j < 6; j++) Bw[(b % 4) * 12 + j] += A[b * 12 + j];
+    for (int j = 0; j < 2; j++)
+      for (int l = 0; l < 4; l++) Bw[((b + j) % 4) * 12 + 6 + j * 2 + l] += A[b * 12 + 6 + j * 2 + l];
+    for (int l = 0; l < 2; l++) hbw[(b % 2) * 4 + 1 + l] += tl__f16_to_f32(H[b * 4 + 2 + l]);
+  }
+  assert_true(O[0 * 4 + 2] == 1 && O[1 * 4 + 2] == 0); /* both kinds of row were there */
+  for (int i = 0; i < 4 * 12; i++)
+    if (B[i] != Bw[i]) fail_msg("B[%d]: got %g, want %g", i, B[i], Bw[i]);
+  for (int i = 0; i < 8; i++)
+    if (tl__f16_to_f32(HB[i]) != hbw[i]) fail_msg("HB[%d]: got %g, want %g", i, tl__f16_to_f32(HB[i]), hbw[i]);
+  tl_ir_module_free(m);
+  /* A slice of another size than the op's lanes, a value that is not a buffer,
+   * and T.any_of's value used as a statement are errors at the call. */
+  static const struct { const char *stmt, *needle; } bad[] = {
+    {"T.atomic_addx4(X[0:3], X[0:3])", "bad.py:5:24: T.atomic_addx4 adds 4 consecutive elements: give one element of 'X'"},
+    {"T.atomic_addx2(X[0], 1.0)", "bad.py:5:30: T.atomic_addx2 expects a buffer or a buffer region"},
+    {"I[0] = T.atomic_max(I[1], 1, return_prev=True)", "bad.py:5:16: T.atomic_max is a statement here: its previous value"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "import tilelang.language as T\n"
+             "@T.prim_func\n"
+             "def f(I: T.Tensor((4,), \"int32\"), X: T.Tensor((4,), \"float32\")):\n"
+             "    with T.Kernel(1, threads=32) as bx:\n"
+             "        %s\n",
+             bad[k].stmt);
+    tl_ir_module *mb = NULL;
+    assert_int_equal(tl_ir_parse(src, "bad.py", NULL, &mb), TL_EINVAL);
+    assert_null(mb);
+    if (!strstr(tl_last_error(), bad[k].needle)) fail_msg("%s: message\n%s\nlacks \"%s\"", bad[k].stmt, tl_last_error(), bad[k].needle);
+  }
+}
+
 /* The interpreter's own rules for the new math: fmod takes the dividend's sign,
  * and the intrinsics refuse integers at the front end. */
 static void test_errors(void **state) {
@@ -91,6 +164,8 @@ static void test_errors(void **state) {
     {"T.truncmod(X[0], 2.0)", "T.truncmod needs integer arguments"},
     {"T.max_value(\"bool\")", "T.max_value needs a numeric dtype, got bool"},
     {"T.clamp()", "T.clamp is missing its required argument 'dst'"},
+    {"T.any_of(X[0:I[0]])", "T.any_of needs a region of 'X' whose extents are constants"},
+    {"T.all_of(bx)", "T.all_of expects a buffer or a buffer region"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char src[1024];
@@ -113,6 +188,7 @@ static void test_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_against_c),
+    cmocka_unit_test(test_any_all_addx),
     cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

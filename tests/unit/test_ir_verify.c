@@ -461,6 +461,13 @@ static void test_tile_op_arguments(void **state) {
   expect_ok(kernel(call(TL_OP_ATOMIC_ADD_ELEM, 2, fx_region2(M, a, i32(3), i32(4), 1, 1), f32(1))));
   expect_err(kernel(call(TL_OP_ATOMIC_ADD_ELEM, 2, fx_region2(M, a, i32(3), i32(4), 1, 2), f32(1))),
              "t.py:17:9: T.atomic_add_elem: region of buffer 'A' has shape [1, 2]; it must be one element");
+  /* T.atomic_max / T.atomic_min: the same rules, named. */
+  expect_ok(kernel(seq2(al, call(TL_OP_ATOMIC_MAX, 2, fx_region2(M, a, i32(0), i32(0), 64, 32), full(s)))));
+  expect_err(kernel(seq2(al, call(TL_OP_ATOMIC_MIN, 2, fx_region2(M, a, i32(0), i32(0), 32, 64), full(s)))),
+             "t.py:17:9: T.atomic_min: region of buffer 'S' has shape [64, 32] but region of buffer 'A' has shape [32, 64]");
+  expect_ok(kernel(call(TL_OP_ATOMIC_MIN_ELEM, 2, fx_region2(M, a, i32(3), i32(4), 1, 1), f32(1))));
+  expect_err(kernel(call(TL_OP_ATOMIC_MAX_ELEM, 2, fx_region2(M, a, i32(3), i32(4), 2, 1), f32(1))),
+             "t.py:17:9: T.atomic_max_elem: region of buffer 'A' has shape [2, 1]; it must be one element");
 }
 
 static void test_copy_shapes(void **state) {

@@ -199,6 +199,14 @@ static const src_case k_cases[] = {
      CUMMAX_SRC,
      {{0}},
      0},
+    {"T.atomic_max/min: elementwise from several blocks, fragment, tile", "amm",
+     ATOMIC_MINMAX_SRC,
+     {{0}},
+     0},
+    {"T.any_of/all_of, T.atomic_addx2/x4", "aax",
+     ANYALL_ADDX_SRC,
+     {{0}},
+     0},
     {"atomic adds: scalar and region, global and fragment", "a",
      "import tilelang.language as T\n"
      "@T.prim_func\n"
@@ -398,6 +406,7 @@ static const example_size k_sizes[] = {
     {"row_max.py", {{0}}, 0, {{"M", 33}, {"N", 64}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 70}, {"N", 45}}, 2},
     {"transpose.py", {{0}}, 0, {{"M", 32}, {"N", 64}}, 2},
+    {"col_extrema.py", {{"M", "33"}, {"block_M", "8"}}, 2, {{0}}, 0},
 };
 
 static void run_example(const char *file, const tl_ir_const_binding *consts, size_t nconsts, const pt_dim *dims,

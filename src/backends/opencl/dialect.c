@@ -108,9 +108,28 @@ static const char k_atomics[] =
   "}\n"
   "#endif\n";
 
+/* T.atomic_max / T.atomic_min on float32: compare-and-swap loops storing the
+ * interpreter's max (min): NaN if either is NaN, else the larger (smaller), the
+ * value on a tie. */
+#define TLP_ATOMIC_FMINMAX(NAME, SPACE, WORD, CMP)                                          \
+  "$F void tl_atomic_" NAME "_f32_" WORD "(volatile " SPACE " float *p, float v) {\n"       \
+  "  uint old = as_uint(*p), assumed;\n"                                                    \
+  "  do {\n"                                                                                \
+  "    assumed = old;\n"                                                                    \
+  "    float cur = as_float(assumed);\n"                                                    \
+  "    if ((cur " CMP " v && v == v) || cur != cur) return;\n"                              \
+  "    old = atomic_cmpxchg((volatile " SPACE " uint *)p, assumed, as_uint(v));\n"          \
+  "  } while (old != assumed);\n"                                                           \
+  "}\n"
+static const char k_atomic_minmax[] =
+  TLP_ATOMIC_FMINMAX("max", "__global", "global", ">") TLP_ATOMIC_FMINMAX("max", "__local", "shared", ">")
+  TLP_ATOMIC_FMINMAX("min", "__global", "global", "<") TLP_ATOMIC_FMINMAX("min", "__local", "shared", "<");
+#undef TLP_ATOMIC_FMINMAX
+
 static const tl_c_helper k_helpers[] = {
   {"fp16", false, NULL, k_fp16},
   {"atomics", false, "fp16", k_atomics},
+  {"atomic_minmax", false, NULL, k_atomic_minmax},
   {NULL, false, NULL, NULL},
 };
 
@@ -167,6 +186,17 @@ static const tl_c_pair k_atomic_templates[] = {
   {NULL, NULL},
 };
 
+/* T.atomic_max / T.atomic_min: the 32-bit integer builtins, float32 through the
+ * loops above; other types have none (an error naming the op). */
+static const tl_c_pair k_atomic_max[] = {
+  {"i32", "atomic_max(&$D, $V);"}, {"u32", "atomic_max(&$D, $V);"}, {"f32", "tl_atomic_max_f32_$a(&$D, $V);"},
+  {NULL, NULL},
+};
+static const tl_c_pair k_atomic_min[] = {
+  {"i32", "atomic_min(&$D, $V);"}, {"u32", "atomic_min(&$D, $V);"}, {"f32", "tl_atomic_min_f32_$a(&$D, $V);"},
+  {NULL, NULL},
+};
+
 /* OpenCL C's words and built-ins a variable must not shadow (a variable named
  * `barrier` would hide the function in its scope). */
 static const char *const k_reserved[] = {
@@ -174,7 +204,7 @@ static const char *const k_reserved[] = {
   "ushort", "uint", "ulong", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "image2d_t", "sampler_t", "event_t",
   "barrier", "mem_fence", "get_group_id", "get_local_id", "get_global_id", "get_local_size", "get_num_groups",
   "vload2", "vload4", "vload8", "vload16", "vstore2", "vstore4", "vstore8", "vstore16", "as_uint", "as_float",
-  "as_ulong", "as_double", "atomic_add", "atomic_cmpxchg", "atom_add", "atom_cmpxchg", "min", "max", "clamp",
+  "as_ulong", "as_double", "atomic_add", "atomic_cmpxchg", "atomic_max", "atomic_min", "atom_add", "atom_cmpxchg", "min", "max", "clamp",
   "select", "mad", "rsqrt", "char2", "char4", "char8", "char16", "uchar2", "uchar4", "uchar8", "uchar16", "short2",
   "short4", "short8", "short16", "ushort2", "ushort4", "ushort8", "ushort16", "int2", "int4", "int8", "int16",
   "uint2", "uint4", "uint8", "uint16", "long2", "long4", "long8", "long16", "ulong2", "ulong4", "ulong8", "ulong16",
@@ -215,4 +245,7 @@ const tl_c_dialect tlp_opencl_dialect = {
   .atomic_helper = "atomics",
   .helpers = k_helpers,
   .prelude = k_prelude,
+  .atomic_max = k_atomic_max,
+  .atomic_min = k_atomic_min,
+  .atomic_minmax_helper = "atomic_minmax",
 };

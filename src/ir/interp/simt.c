@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/str.h"
 #include "ir/interp/simt.h"
+#include "ir/op_table.h"
 #include "tilelang/target.h"
 
 #define WORKER_STACK_BYTES (2u << 20) /* the executor recurses along the IR */
@@ -82,7 +83,7 @@ static bool scan_expr(tl_ir_visitor *v, const tl_ir_expr *e) {
     if (e->u.call.op == TL_OP_WARP_SHFL_XOR || e->u.call.op == TL_OP_MMA_M16N8K16 ||
         e->u.call.op == TL_OP_LDMATRIX_X4)
       sc->shuffle = true;
-    if (e->u.call.op == TL_OP_ATOMIC_ADD || e->u.call.op == TL_OP_ATOMIC_ADD_ELEM) sc->atomic = true;
+    if (tl__atomic_elem_of(e->u.call.op) != TL_OP__COUNT || tl__op_is_atomic_elem(e->u.call.op)) sc->atomic = true;
     return true;
   }
   if (e->kind != TL_EXPR_VAR || !e->u.var->thread_tag) return true;

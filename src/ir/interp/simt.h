@@ -113,6 +113,9 @@ tl_status tl__simt_load(tl__iframe *fr, const tl_ir_buffer *buf, const char *p, 
 tl_status tl__simt_store(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl__ival v);
 /* *p += v, atomically with respect to the launch's other threads. */
 tl_status tl__simt_atomic_add(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl__ival v);
+/* *p = *p <comb> v (T.atomic_max: TL_BIN_MAX, ...), atomically likewise. */
+tl_status tl__simt_atomic_update(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl_ir_binop comb,
+                                 tl__ival v);
 
 /* ------------------------------------------------ internals of simt*.c */
 

@@ -187,13 +187,18 @@ tl_status tl__simt_store(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir
 }
 
 tl_status tl__simt_atomic_add(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl__ival v) {
+  return tl__simt_atomic_update(fr, buf, p, span, TL_BIN_ADD, v);
+}
+
+tl_status tl__simt_atomic_update(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl_ir_binop comb,
+                                 tl__ival v) {
   tl__istore *st;
   TL__TRY(tl__interp_storage(fr, buf, span, &st));
   tl_dtype dt = tl_dtype_scalar(buf->dtype);
   tl__simt *sm = fr->simt->sm;
   if (!st->shared && !st->global) { /* the thread's own memory */
     tl__ival old = tl__iv_load(dt, p);
-    TL__TRY(tl__iv_binary(TL_BIN_ADD, dt, old, v, span, &old));
+    TL__TRY(tl__iv_binary(comb, dt, old, v, span, &old));
     tl__iv_store(dt, p, old);
     return TL_OK;
   }
@@ -208,7 +213,7 @@ tl_status tl__simt_atomic_add(tl__iframe *fr, const tl_ir_buffer *buf, char *p, 
      * (racing with this one) use them too. */
     if (!atomic_read(p, n, tmp)) memcpy(tmp, p, n);
     old = tl__iv_load(dt, tmp);
-    s = tl__iv_binary(TL_BIN_ADD, dt, old, v, span, &old);
+    s = tl__iv_binary(comb, dt, old, v, span, &old);
     if (s == TL_OK) {
       tl__iv_store(dt, tmp, old);
       if (!atomic_write(p, n, tmp)) memcpy(p, tmp, n);

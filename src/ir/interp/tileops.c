@@ -563,20 +563,23 @@ static tl_status op_cumsum(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span sp
 
 /* ------------------------------------------------------------ T.atomic_add */
 
-/* dst[idx] += v (v in dst's dtype); atomic with respect to the other threads of a
- * SIMT launch. */
-static tl_status add_elem(tl__iframe *fr, const region *dst, const int64_t *idx, tl__ival v, tl_ir_span span) {
+/* dst[idx] = dst[idx] <comb> v (v in dst's dtype; comb: the op's FOLD, + for
+ * T.atomic_add, max, min); atomic with respect to the other threads of a SIMT
+ * launch. */
+static tl_status add_elem(tl__iframe *fr, const region *dst, const int64_t *idx, tl_ir_binop comb, tl__ival v,
+                          tl_ir_span span) {
   char *p;
   TL__TRY(elem_addr(fr, dst, idx, span, &p));
-  if (fr->simt) return tl__simt_atomic_add(fr, dst->buf, p, span, v);
+  if (fr->simt) return tl__simt_atomic_update(fr, dst->buf, p, span, comb, v);
   tl__ival old = tl__iv_load(dst->dt, p);
-  TL__TRY(tl__iv_binary(TL_BIN_ADD, dst->dt, old, v, span, &old));
+  TL__TRY(tl__iv_binary(comb, dst->dt, old, v, span, &old));
   tl__iv_store(dst->dt, p, old);
   return TL_OK;
 }
 
 static tl_status op_atomic_add(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
   const char *name = tl_ir_op_name(call->u.call.op);
+  tl_ir_binop comb = tl__tile_op(call->u.call.op)->fold.combine;
   region dst;
   TL__TRY(eval_region(fr, call->u.call.args[0], name, "the destination", span, &dst));
   const tl_ir_expr *ve = call->u.call.args[1];
@@ -584,14 +587,14 @@ static tl_status op_atomic_add(tl__iframe *fr, const tl_ir_expr *call, tl_ir_spa
   int64_t idx[MAX_DIMS];
   if (ve->kind != TL_EXPR_REGION) {
     if (ve->dtype.lanes > 1) return tl__interp_error(TL_EINVAL, span, "%s: the value must be a scalar", name);
-    if (call->u.call.op == TL_OP_ATOMIC_ADD_ELEM && dst.count != 1)
+    if (tl__op_is_atomic_elem(call->u.call.op) && dst.count != 1)
       return tl__interp_error(TL_EINVAL, span, "%s: the destination must be one element", name);
     tl__ival v, c;
     TL__TRY(tl__interp_eval(fr, ve, 0, &v));
     TL__TRY(tl__iv_cast(dst.dt, ve->dtype, v, span, &c));
     for (int64_t f = 0; f < dst.count; f++) {
       unravel(dst.mins, dst.ext, dst.ndim, f, idx);
-      TL__TRY(add_elem(fr, &dst, idx, c, span));
+      TL__TRY(add_elem(fr, &dst, idx, comb, c, span));
     }
     return TL_OK;
   }
@@ -611,7 +614,7 @@ static tl_status op_atomic_add(tl__iframe *fr, const tl_ir_expr *call, tl_ir_spa
   }
   for (int64_t f = 0; f < dst.count && st == TL_OK; f++) {
     unravel(dst.mins, dst.ext, dst.ndim, f, idx);
-    st = add_elem(fr, &dst, idx, vals[f], span);
+    st = add_elem(fr, &dst, idx, comb, vals[f], span);
   }
   tl__free(vals);
   return st;

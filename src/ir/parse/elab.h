@@ -71,6 +71,8 @@ typedef enum tl__builtin {
   BI_ALLOC_SHARED, BI_ALLOC_FRAGMENT, BI_ALLOC_LOCAL, BI_ALLOC_VAR,
   BI_CONST, BI_EMPTY, BI_SYMBOLIC,
   BI_COPY, BI_FILL, BI_CLEAR, BI_GEMM, BI_REDUCE, BI_ATOMIC_ADD, BI_CUMSUM, BI_SYNC_THREADS,
+  BI_ATOMIC_ADDX, /* T.atomic_addx2/x4: T.atomic_add of `op` (2 or 4) consecutive elements */
+  BI_ANY_OF, BI_ALL_OF,
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
   BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
   BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL, BI_PY_ISINSTANCE,
@@ -86,7 +88,8 @@ typedef enum tl__builtin {
 typedef struct tl__builtin_info {
   const char *name; /* as written after "T." (or bare, for Python builtins) */
   tl__builtin id;
-  int op;           /* tl_ir_op for BI_MATH and tile ops, the tl__ast_op of BI_OPERATOR, else -1 */
+  int op;           /* tl_ir_op for BI_MATH and tile ops, the tl__ast_op of BI_OPERATOR, the lanes of
+                     * BI_ATOMIC_ADDX, else -1 */
 } tl__builtin_info;
 
 /* The member `name` of tilelang.language (NULL if the subset lacks it). */
@@ -307,6 +310,10 @@ tl_ir_stmt *tl__elab_block_here(tl__elab *E, const tl__ast_block *b);
 /* A tile operation used as a statement (T.copy, ...); bi->name is the spelling
  * used for messages ("T.copy"). NULL after an error. */
 tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi);
+/* T.any_of(region) / T.all_of(region) (all: true): whether any (every) element of
+ * a buffer, a region or one element is nonzero, as a bool expression over its
+ * elements (constant extents). NULL after an error. */
+tl__val *tl__elab_any_all(tl__elab *E, const tl__ast_expr *call, const char *opname, bool all);
 
 /* The caller's binding for `name` (opts->consts; marked used), parsed as a Python
  * literal; NULL with *found false when there is none, NULL after an error. */

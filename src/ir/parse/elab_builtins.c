@@ -35,6 +35,10 @@ static const tl__builtin_info LANG[] = {
   {"Cast", BI_CAST_DT_X, -1},
   {"cast", BI_CAST_X_DT, -1},
   {"infinity", BI_INFINITY, -1},
+  {"atomic_addx2", BI_ATOMIC_ADDX, 2},
+  {"atomic_addx4", BI_ATOMIC_ADDX, 4},
+  {"any_of", BI_ANY_OF, -1},
+  {"all_of", BI_ALL_OF, -1},
   /* hints: accepted and recorded (elab_hints.c) */
   {"use_swizzle", BI_HINT, -1},
   {"annotate_layout", BI_HINT, -1},

@@ -97,7 +97,10 @@ static tl__val *misplaced(tl__elab *E, const tl__ast_expr *e, const tl__val *fn)
     case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: case BI_ALLOC_VAR:
       tl__elab_error(E, POS(e), "%s must be assigned to a name: X = %s(...)", n, n);
       break;
-    case BI_COPY: case BI_FILL: case BI_CLEAR: case BI_GEMM: case BI_REDUCE: case BI_ATOMIC_ADD: case BI_CUMSUM:
+    case BI_ATOMIC_ADD: case BI_ATOMIC_ADDX:
+      tl__elab_error(E, POS(e), "%s is a statement here: its previous value (return_prev=True) is not supported", n);
+      break;
+    case BI_COPY: case BI_FILL: case BI_CLEAR: case BI_GEMM: case BI_REDUCE: case BI_CUMSUM:
     case BI_SYNC_THREADS:
       tl__elab_error(E, POS(e), "%s is a statement; it has no value", n);
       break;
@@ -426,6 +429,7 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
       tl__val *x = eval_arg(E, a[0]), *y = x ? eval_arg(E, a[1]) : NULL;
       return y ? min_max(E, e, n, fn->u.bi.id == BI_MAX, x, y) : NULL;
     }
+    case BI_ANY_OF: case BI_ALL_OF: return tl__elab_any_all(E, e, n, fn->u.bi.id == BI_ALL_OF);
     case BI_CLAMP: { /* upstream's T.clamp: T.max with min_val, then T.min with max_val */
       static const char *const names[] = {"dst", "min_val", "max_val"};
       if (!tl__call_args(E, e, n, names, 3, 1, a)) return NULL;

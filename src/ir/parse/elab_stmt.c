@@ -797,7 +797,7 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   if (E->p->status != TL_OK) return false;
   switch (id) {
     case BI_COPY: case BI_FILL: case BI_CLEAR: case BI_GEMM: case BI_REDUCE: case BI_ATOMIC_ADD: case BI_CUMSUM:
-    case BI_SYNC_THREADS:
+    case BI_SYNC_THREADS: case BI_ATOMIC_ADDX:
       if (!E->fn->in_kernel) {
         tl__elab_error(E, POS(e), "%s must be inside a T.Kernel block", bi.name);
         return false;

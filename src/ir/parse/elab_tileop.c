@@ -161,6 +161,96 @@ static bool unit_point(tl__elab *E, region *p) {
   return true;
 }
 
+/* T.atomic_addx2/x4: an element names the `lanes` consecutive elements that start
+ * there (along the last dimension); a slice must already have that many. */
+static bool lanes_region(tl__elab *E, region *r, uint32_t lanes, const char *opname) {
+  uint32_t n = r->buf->ndim;
+  if (n == 0) {
+    tl__elab_error(E, r->at, "%s adds %u consecutive elements: '%s' has no dimensions", opname, lanes, r->buf->name);
+    return false;
+  }
+  if (r->form == TL_REGION_POINT && !r->extents) {
+    if (!unit_point(E, r)) return false;
+    tl__elab_at(E, r->at);
+    if (!(r->extents[n - 1] = tl_ir_i32(E->mod, lanes))) return tl__elab_builder_failed(E), false;
+    return true;
+  }
+  int64_t count = 1;
+  for (uint32_t d = 0; d < n; d++) {
+    tl_ir_expr *x = r->form == TL_REGION_FULL ? r->buf->shape[d] : r->extents[d];
+    if (!x || x->kind != TL_EXPR_INT) {
+      count = -1;
+      break;
+    }
+    count *= x->u.int_value;
+  }
+  if (count == (int64_t)lanes) return true;
+  tl__elab_error(E, r->at, "%s adds %u consecutive elements: give one element of '%s' or a region of %u elements",
+                 opname, lanes, r->buf->name, lanes);
+  return false;
+}
+
+/* T.any_of / T.all_of: the elements first..first+count-1 (row-major over the
+ * region's extents) folded by || (&&) as a balanced tree, so that the expression's
+ * depth grows with the log of the count. */
+#define ANY_ALL_MAX 1024 /* elements: a bigger region would be a huge expression */
+#define ANY_ALL_DIMS 16  /* as the interpreter's buffers */
+static tl_ir_expr *any_all_fold(tl__elab *E, const region *r, const int64_t *ext, int64_t first, int64_t count,
+                                bool all) {
+  if (count > 1) {
+    int64_t half = count / 2;
+    tl_ir_expr *a = any_all_fold(E, r, ext, first, half, all);
+    tl_ir_expr *b = a ? any_all_fold(E, r, ext, first + half, count - half, all) : NULL;
+    return b ? tl_ir_binary(E->mod, all ? TL_BIN_AND : TL_BIN_OR, a, b) : NULL;
+  }
+  uint32_t n = r->buf->ndim;
+  tl_ir_expr *idx[ANY_ALL_DIMS];
+  for (uint32_t d = n; d-- > 0;) {
+    int64_t k = first % ext[d];
+    first /= ext[d];
+    tl_ir_expr *lo = r->form == TL_REGION_FULL ? NULL : r->mins[d];
+    idx[d] = !lo ? tl_ir_i32(E->mod, k) : k == 0 ? lo : tl_ir_binary(E->mod, TL_BIN_ADD, lo, tl_ir_int(E->mod, lo->dtype, k));
+    if (!idx[d]) return NULL;
+  }
+  tl_ir_expr *x = tl_ir_load(E->mod, r->buf, n, idx);
+  if (!x || tl_dtype_is_bool(x->dtype)) return x;
+  tl_ir_expr *zero = tl_dtype_is_float(x->dtype) ? tl_ir_float(E->mod, x->dtype, 0.0) : tl_ir_int(E->mod, x->dtype, 0);
+  return zero ? tl_ir_binary(E->mod, TL_BIN_NE, x, zero) : NULL;
+}
+
+tl__val *tl__elab_any_all(tl__elab *E, const tl__ast_expr *call, const char *opname, bool all) {
+  static const char *const names[] = {"buffer"};
+  const tl__ast_expr *a[1];
+  region r;
+  if (!tl__call_args(E, call, opname, names, 1, 1, a) || !eval_region(E, a[0], opname, &r, false, NULL)) return NULL;
+  if (!unit_point(E, &r)) return NULL;
+  uint32_t n = r.buf->ndim;
+  if (n > ANY_ALL_DIMS) {
+    tl__elab_error(E, r.at, "%s: buffer '%s' has more than %d dimensions", opname, r.buf->name, ANY_ALL_DIMS);
+    return NULL;
+  }
+  int64_t ext[ANY_ALL_DIMS], count = 1;
+  for (uint32_t d = 0; d < n; d++) {
+    const tl_ir_expr *x = r.form == TL_REGION_FULL ? r.buf->shape[d] : r.extents[d];
+    if (!x || x->kind != TL_EXPR_INT || x->u.int_value < 0) {
+      tl__elab_error(E, r.at, "%s needs a region of '%s' whose extents are constants", opname, r.buf->name);
+      return NULL;
+    }
+    ext[d] = x->u.int_value;
+    count = count > ANY_ALL_MAX ? count : count * ext[d];
+  }
+  if (count > ANY_ALL_MAX) {
+    tl__elab_error(E, r.at, "%s over more than %d elements of '%s' is not supported", opname, ANY_ALL_MAX, r.buf->name);
+    return NULL;
+  }
+  tl__elab_at(E, POS(call));
+  tl_ir_expr *e = count == 0 ? tl_ir_bool(E->mod, all) : any_all_fold(E, &r, ext, 0, count, all);
+  if (!e) return tl__elab_builder_failed(E), NULL;
+  return tl__val_expr(E, e);
+}
+#undef ANY_ALL_MAX
+#undef ANY_ALL_DIMS
+
 static tl_ir_expr *region_expr(tl__elab *E, const region *r) {
   tl__elab_at(E, r->at);
   tl_ir_expr *e = r->form == TL_REGION_FULL ? tl_ir_region(E->mod, r->buf, NULL, NULL, TL_REGION_FULL)
@@ -218,18 +308,25 @@ static tl_ir_stmt *eval_call(tl__elab *E, const tl__ast_expr *call, tl_ir_op op,
 /* Keyword arguments of tile operations that are hints (recorded, elab_hints.c). */
 static const char *const COPY_HINTS[] = {"disable_tma", "coalesced_width", "eviction_policy", "loop_layout"};
 static const char *const GEMM_HINTS[] = {"policy", "k_pack", "wg_wait", "mbar", "use_2cta"};
-static const char *const ATOMIC_HINTS[] = {"memory_order", "use_tma"};
+/* return_prev: the statement form drops the value, so it changes nothing there
+ * (an atomic used as a value is an error in elab_expr.c). */
+static const char *const ATOMIC_HINTS[] = {"memory_order", "return_prev", "use_tma"};
 
 tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__builtin_info *bi) {
   const char *opname = bi->name; /* as written: "T.copy" */
   switch (bi->id) {
     case BI_COPY: if (!tl__elab_hint_kwargs(E, call, "copy", COPY_HINTS, 4, &call)) return NULL; break;
     case BI_GEMM: if (!tl__elab_hint_kwargs(E, call, "gemm", GEMM_HINTS, 5, &call)) return NULL; break;
-    case BI_ATOMIC_ADD: if (!tl__elab_hint_kwargs(E, call, "atomic_add", ATOMIC_HINTS, 2, &call)) return NULL; break;
+    case BI_ATOMIC_ADDX:
+      if (!tl__elab_hint_kwargs(E, call, bi->op == 2 ? "atomic_addx2" : "atomic_addx4", ATOMIC_HINTS, 2, &call)) return NULL;
+      break;
+    case BI_ATOMIC_ADD: /* T.atomic_add, T.atomic_max, T.atomic_min */
+      if (!tl__elab_hint_kwargs(E, call, tl_ir_op_name((tl_ir_op)bi->op) + 2, ATOMIC_HINTS, 3, &call)) return NULL;
+      break;
     default: break;
   }
   const tl__ast_expr *a[7];
-  tl_ir_op op = (tl_ir_op)bi->op;
+  tl_ir_op op = bi->id == BI_ATOMIC_ADDX ? TL_OP_ATOMIC_ADD : (tl_ir_op)bi->op;
   region r0, r1, r2;
   tl_ir_expr *args[7];
   switch (bi->id) {
@@ -243,6 +340,19 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
         return NULL;
       }
       if (!resolve_point(E, &r0, &r1, opname) || !resolve_point(E, &r1, &r0, opname)) return NULL;
+      args[0] = region_expr(E, &r0);
+      args[1] = args[0] ? region_expr(E, &r1) : NULL;
+      return eval_call(E, call, op, 2, args);
+    }
+    case BI_ATOMIC_ADDX: {
+      /* Upstream's vectorised add of 2 (4) elements: elementwise the same as
+       * T.atomic_add over those elements (each one atomic; the group is not). */
+      static const char *const names[] = {"dst", "value"};
+      if (!tl__call_args(E, call, opname, names, 2, 2, a)) return NULL;
+      if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL))
+        return NULL;
+      if (!lanes_region(E, &r0, (uint32_t)bi->op, opname) || !lanes_region(E, &r1, (uint32_t)bi->op, opname))
+        return NULL;
       args[0] = region_expr(E, &r0);
       args[1] = args[0] ? region_expr(E, &r1) : NULL;
       return eval_call(E, call, op, 2, args);

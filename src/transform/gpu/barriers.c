@@ -296,7 +296,7 @@ static tl_ir_stmt *walk_step(bctx *c, tl_ir_stmt *s, tl__vec *state) {
    * T.Parallel, are done by thread 0 alone (gpu_lower_simt): all its accesses are. */
   bool one = (s->kind == TL_STMT_STORE && tracked(s->u.store.buffer)) ||
              (s->kind == TL_STMT_EVAL && s->u.eval.expr && s->u.eval.expr->kind == TL_EXPR_CALL &&
-              s->u.eval.expr->u.call.op == TL_OP_ATOMIC_ADD_ELEM);
+              tl__op_is_atomic_elem(s->u.eval.expr->u.call.op));
   for (size_t i = 0; i < set.len; i++) TL__VEC_AT(&set, access, i).one = one;
   bool wait = conflict(state, &set);
   if (wait) tl__vec_clear(state);

@@ -148,6 +148,31 @@ inline unsigned atomicCAS(unsigned *a, unsigned c, unsigned v) { return tl_emu_a
 inline unsigned long long atomicCAS(unsigned long long *a, unsigned long long c, unsigned long long v) {
   return tl_emu_atomic_cas(a, c, v);
 }
+template <typename T>
+inline T tl_emu_atomic_minmax(T *a, T v, bool max) {
+  std::lock_guard<std::mutex> g(tl_emu_atomic_lock);
+  T old = *a;
+  if (max ? v > old : v < old) *a = v;
+  return old;
+}
+inline int atomicMax(int *a, int v) { return tl_emu_atomic_minmax(a, v, true); }
+inline unsigned atomicMax(unsigned *a, unsigned v) { return tl_emu_atomic_minmax(a, v, true); }
+inline long long atomicMax(long long *a, long long v) { return tl_emu_atomic_minmax(a, v, true); }
+inline unsigned long long atomicMax(unsigned long long *a, unsigned long long v) { return tl_emu_atomic_minmax(a, v, true); }
+inline int atomicMin(int *a, int v) { return tl_emu_atomic_minmax(a, v, false); }
+inline unsigned atomicMin(unsigned *a, unsigned v) { return tl_emu_atomic_minmax(a, v, false); }
+inline long long atomicMin(long long *a, long long v) { return tl_emu_atomic_minmax(a, v, false); }
+inline unsigned long long atomicMin(unsigned long long *a, unsigned long long v) { return tl_emu_atomic_minmax(a, v, false); }
+inline unsigned __float_as_uint(float f) {
+  unsigned x;
+  std::memcpy(&x, &f, sizeof x);
+  return x;
+}
+inline float __uint_as_float(unsigned x) {
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
 inline long long __double_as_longlong(double d) {
   long long x;
   std::memcpy(&x, &d, sizeof x);
