@@ -101,20 +101,30 @@ static const example_size k_sizes[] = {
     {"flash_attention.py", {{"is_causal", "True"}}, 1, {{0}}, 0},
     {"flash_attention.py", {{"is_causal", "True"}, {"seq_q", "40"}, {"seq_kv", "70"}}, 3, {{0}}, 0},
     {"flash_attention.py", {{"seq_q", "64"}, {"seq_kv", "64"}, {"block_N", "16"}}, 3, {{0}}, 0},
-    /* S = Q K^T on the tensor cores (cuda): 64 x 64 tiles over 4 warps */
-    {"flash_attention.py", {{"is_causal", "True"}, {"seq_q", "100"}, {"block_M", "64"}, {"block_N", "64"}}, 4, {{0}}, 0},
     {"flash_attention_gqa.py", {{"is_causal", "True"}, {"seq_q", "17"}, {"seq_kv", "45"}}, 3, {{0}}, 0},
+};
+
+/* Sizes for the cuda target only: S = Q K^T on the tensor cores needs 64 x 64
+ * tiles over 4 warps, more shared memory than opencl's 16 KB. */
+static const example_size k_cuda_sizes[] = {
+    {"flash_attention.py", {{"is_causal", "True"}, {"seq_q", "100"}, {"block_M", "64"}, {"block_N", "64"}}, 4, {{0}}, 0},
 };
 
 static void test_examples_sizes(void **state) {
   (void)state;
   const char *only = getenv("TL_GPU_EXAMPLE");
-  for (size_t t = 0; t < GPU_NTARGETS; t++)
+  for (size_t t = 0; t < GPU_NTARGETS; t++) {
     for (size_t i = 0; i < sizeof k_sizes / sizeof k_sizes[0]; i++) {
       if (only && strcmp(only, k_sizes[i].file) != 0) continue;
       run_example(k_sizes[i].file, k_sizes[i].consts, k_sizes[i].nconsts, k_sizes[i].dims, k_sizes[i].ndims,
                   &k_gpu_targets[t]);
     }
+    for (size_t i = 0; strcmp(k_gpu_targets[t].name, "cuda") == 0 && i < sizeof k_cuda_sizes / sizeof k_cuda_sizes[0]; i++) {
+      if (only && strcmp(only, k_cuda_sizes[i].file) != 0) continue;
+      run_example(k_cuda_sizes[i].file, k_cuda_sizes[i].consts, k_cuda_sizes[i].nconsts, k_cuda_sizes[i].dims,
+                  k_cuda_sizes[i].ndims, &k_gpu_targets[t]);
+    }
+  }
 }
 
 /* ------------------------------------------------------- focused kernels */
