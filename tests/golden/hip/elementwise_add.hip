@@ -12,12 +12,14 @@ extern "C" __global__ void elementwise_add_kernel(const float *__restrict__ A, c
   __shared__ float A_shared[1024] __attribute__((aligned(16)));
   __shared__ float B_shared[1024] __attribute__((aligned(16)));
   float C_local[8] __attribute__((aligned(16)));
+  #pragma unroll
   for (int32_t rr = 0; rr < 2; ++rr) {
     #pragma unroll
     for (int32_t lane = 0; lane < 4; ++lane) {
       A_shared[(rr * 16 + tx / 8) * 32 + tx % 8 * 4 + lane] = by * 32 + (rr * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120 ? A[(by * 32 + (rr * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4) + lane] : 0.0f;
     }
   }
+  #pragma unroll
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
     #pragma unroll
     for (int32_t lane_1 = 0; lane_1 < 4; ++lane_1) {
@@ -25,12 +27,14 @@ extern "C" __global__ void elementwise_add_kernel(const float *__restrict__ A, c
     }
   }
   __syncthreads();
+  #pragma unroll
   for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
     #pragma unroll
     for (int32_t lane_2 = 0; lane_2 < 4; ++lane_2) {
       C_local[rr_2 * 4 + lane_2] = A_shared[(rr_2 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_2] + B_shared[(rr_2 * 16 + tx / 8) * 32 + tx % 8 * 4 + lane_2];
     }
   }
+  #pragma unroll
   for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
     if (by * 32 + (rr_3 * 16 + tx / 8) < 100 && bx * 32 + tx % 8 * 4 < 120) {
       *(float4 *)&C[(by * 32 + (rr_3 * 16 + tx / 8)) * 120 + (bx * 32 + tx % 8 * 4)] = *(const float4 *)&C_local[rr_3 * 4];

@@ -18,6 +18,7 @@ extern "C" __global__ void matmul_kernel(const __half *__restrict__ A, const __h
   __shared__ __half A_shared[1024] __attribute__((aligned(16)));
   __shared__ __half B_shared[1024] __attribute__((aligned(16)));
   float C_local[8] __attribute__((aligned(16)));
+  #pragma unroll
   for (int32_t mi = 0; mi < 2; ++mi) {
     #pragma unroll
     for (int32_t lane = 0; lane < 4; ++lane) {
@@ -45,6 +46,7 @@ extern "C" __global__ void matmul_kernel(const __half *__restrict__ A, const __h
       }
     }
   }
+  #pragma unroll
   for (int32_t mi_2 = 0; mi_2 < 2; ++mi_2) {
     if (bx * 32 + tx % 8 * 4 < 80) {
       #pragma unroll

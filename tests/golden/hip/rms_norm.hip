@@ -13,6 +13,7 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
   float A_local[8] __attribute__((aligned(16)));
   float A_sq[8] __attribute__((aligned(16)));
   float A_rms[8] __attribute__((aligned(16)));
+  #pragma unroll
   for (int32_t rc = 0; rc < 2; ++rc) {
     if (rc * 16 + tx % 16 < 24) {
       #pragma unroll
@@ -22,11 +23,13 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
     }
   }
   __syncthreads();
+  #pragma unroll
   for (int32_t rc_1 = 0; rc_1 < 2; ++rc_1) {
     if (rc_1 * 16 + tx % 16 < 24) {
       *(float4 *)&A_local[rc_1 * 4] = *(const float4 *)&A_shared[tx / 16 * 96 + (rc_1 * 16 + tx % 16) * 4];
     }
   }
+  #pragma unroll
   for (int32_t rc_2 = 0; rc_2 < 2; ++rc_2) {
     if (rc_2 * 16 + tx % 16 < 24) {
       #pragma unroll
@@ -37,6 +40,7 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
   }
   float red_part[1] __attribute__((aligned(16)));
   red_part[0] = 0.0f;
+  #pragma unroll
   for (int32_t rc_3 = 0; rc_3 < 2; ++rc_3) {
     if (rc_3 * 16 + tx % 16 < 24) {
       #pragma unroll
@@ -62,6 +66,7 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
   for (int32_t i = 0; i < 8; ++i) {
     A_rms[i] = (1.0f / sqrtf(A_rms[i] / 96.0f + 1e-06f));
   }
+  #pragma unroll
   for (int32_t rc_4 = 0; rc_4 < 2; ++rc_4) {
     if (rc_4 * 16 + tx % 16 < 24) {
       #pragma unroll
@@ -70,6 +75,7 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
       }
     }
   }
+  #pragma unroll
   for (int32_t rc_5 = 0; rc_5 < 2; ++rc_5) {
     if (rc_5 * 16 + tx % 16 < 24) {
       if (bx * 8 + tx / 16 < 45) {

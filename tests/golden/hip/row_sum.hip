@@ -12,6 +12,7 @@ extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__
   __shared__ float red_buf[16] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
   float S_local[16] __attribute__((aligned(16)));
+  #pragma unroll
   for (int32_t rr = 0; rr < 2; ++rr) {
     #pragma unroll
     for (int32_t lane = 0; lane < 4; ++lane) {
@@ -19,6 +20,7 @@ extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__
     }
   }
   __syncthreads();
+  #pragma unroll
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
     *(float4 *)&A_local[rr_1 * 4] = *(const float4 *)&A_shared[(rr_1 * 8 + tx / 16) * 64 + tx % 16 * 4];
   }
@@ -26,6 +28,7 @@ extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__
   for (int32_t q = 0; q < 2; ++q) {
     red_part[q] = 0.0f;
   }
+  #pragma unroll
   for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
     #pragma unroll
     for (int32_t v = 0; v < 4; ++v) {

@@ -19,7 +19,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   float x[16] __attribute__((aligned(16)));
   float row_max[16] __attribute__((aligned(16)));
   float row_sum[16] __attribute__((aligned(16)));
+  #pragma unroll
   for (int32_t rr = 0; rr < 2; ++rr) {
+    #pragma unroll
     for (int32_t rc = 0; rc < 2; ++rc) {
       if (rc * 16 + tx % 16 < 20) {
         *(float4 *)&x[(rr * 2 + rc) * 4] = *(const float4 *)&X[(bx * 16 + (rr * 8 + tx / 16)) * 80 + (rc * 16 + tx % 16) * 4];
@@ -30,7 +32,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   for (int32_t q = 0; q < 2; ++q) {
     red_part[q] = -INFINITY;
   }
+  #pragma unroll
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
+    #pragma unroll
     for (int32_t rc_1 = 0; rc_1 < 2; ++rc_1) {
       if (rc_1 * 16 + tx % 16 < 20) {
         #pragma unroll
@@ -58,7 +62,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
     acc[0] = tl_max_f32(acc[0], red_buf[r]);
     row_max[r] = acc[0];
   }
+  #pragma unroll
   for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
+    #pragma unroll
     for (int32_t rc_2 = 0; rc_2 < 2; ++rc_2) {
       if (rc_2 * 16 + tx % 16 < 20) {
         #pragma unroll
@@ -72,7 +78,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
   for (int32_t q_2 = 0; q_2 < 2; ++q_2) {
     red_part_1[q_2] = 0.0f;
   }
+  #pragma unroll
   for (int32_t rr_4 = 0; rr_4 < 2; ++rr_4) {
+    #pragma unroll
     for (int32_t rc_3 = 0; rc_3 < 2; ++rc_3) {
       if (rc_3 * 16 + tx % 16 < 20) {
         #pragma unroll
@@ -100,7 +108,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
     acc_1[0] = acc_1[0] + red_buf_1[r_1];
     row_sum[r_1] = acc_1[0];
   }
+  #pragma unroll
   for (int32_t rr_6 = 0; rr_6 < 2; ++rr_6) {
+    #pragma unroll
     for (int32_t rc_4 = 0; rc_4 < 2; ++rc_4) {
       if (rc_4 * 16 + tx % 16 < 20) {
         #pragma unroll
@@ -110,7 +120,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
       }
     }
   }
+  #pragma unroll
   for (int32_t rr_7 = 0; rr_7 < 2; ++rr_7) {
+    #pragma unroll
     for (int32_t rc_5 = 0; rc_5 < 2; ++rc_5) {
       if (rc_5 * 16 + tx % 16 < 20) {
         *(float4 *)&Y[(bx * 16 + (rr_7 * 8 + tx / 16)) * 80 + (rc_5 * 16 + tx % 16) * 4] = *(const float4 *)&x[(rr_7 * 2 + rc_5) * 4];

@@ -11,6 +11,7 @@ extern "C" __global__ void transpose_kernel(const float *__restrict__ A, float *
   const int32_t bx = (int)blockIdx.x;
   __shared__ float tile[1024] __attribute__((aligned(16)));
   __shared__ float tile_t[1024] __attribute__((aligned(16)));
+  #pragma unroll
   for (int32_t rr = 0; rr < 2; ++rr) {
     #pragma unroll
     for (int32_t v = 0; v < 4; ++v) {
@@ -18,6 +19,7 @@ extern "C" __global__ void transpose_kernel(const float *__restrict__ A, float *
     }
   }
   __syncthreads();
+  #pragma unroll
   for (int32_t rr_1 = 0; rr_1 < 2; ++rr_1) {
     #pragma unroll
     for (int32_t v_1 = 0; v_1 < 4; ++v_1) {
@@ -25,6 +27,7 @@ extern "C" __global__ void transpose_kernel(const float *__restrict__ A, float *
     }
   }
   __syncthreads();
+  #pragma unroll
   for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
     #pragma unroll
     for (int32_t v_2 = 0; v_2 < 4; ++v_2) {
