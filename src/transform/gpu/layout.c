@@ -649,6 +649,10 @@ static tl_status resolve(scan *c) {
       gemm |= g->gemm_c;
       mma |= g->mma_fit;
       unfit |= g->mma_unfit;
+      /* the mma layout is made for the accumulator's shape: the whole group must have it */
+      bool same = g->buf->ndim == f->buf->ndim;
+      for (uint32_t d = 0; same && d < f->buf->ndim; d++) same = g->layout.shape[d] == f->layout.shape[d];
+      unfit |= !same;
       if ((int64_t)tl_dtype_bytes(g->buf->dtype) > eb) eb = (int64_t)tl_dtype_bytes(g->buf->dtype);
     }
     int64_t shape[TL__GPU_MAX_RANK];

@@ -92,7 +92,8 @@ static void walk(ua *a, const tl_ir_stmt *s, bool control) {
   case TL_STMT_EVAL: {
     /* A warp-collective step writes per-lane results into its local region. */
     const tl_ir_expr *e = s->u.eval.expr;
-    if (e && e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_MMA_M16N8K16 && e->u.call.nargs == 3 &&
+    if (e && e->kind == TL_EXPR_CALL && (e->u.call.op == TL_OP_MMA_M16N8K16 || e->u.call.op == TL_OP_LDMATRIX_X4) &&
+        e->u.call.nargs == 3 &&
         e->u.call.args[0] && e->u.call.args[0]->kind == TL_EXPR_REGION)
       mark(a, &a->u->bufs, e->u.call.args[0]->u.region.buffer);
     return;
