@@ -334,11 +334,10 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       static const char *const names[] = {"src", "dst"};
       if (!tl__call_args(E, call, opname, names, 2, 2, a)) return NULL;
       if (!eval_region(E, a[0], opname, &r0, false, NULL) || !eval_region(E, a[1], opname, &r1, false, NULL)) return NULL;
-      if (r0.form == TL_REGION_POINT && r1.form == TL_REGION_POINT) {
-        tl__elab_error(E, POS(call), "T.copy cannot tell the extent of the copy: both operands are single elements "
-                 "(give one as a whole buffer or a slice)");
+      /* Both single elements: upstream stores dst[...] = src[...]; here a copy of
+       * one element (converted to dst's dtype, as every T.copy is). */
+      if (r0.form == TL_REGION_POINT && r1.form == TL_REGION_POINT && (!unit_point(E, &r0) || !unit_point(E, &r1)))
         return NULL;
-      }
       if (!resolve_point(E, &r0, &r1, opname) || !resolve_point(E, &r1, &r0, opname)) return NULL;
       args[0] = region_expr(E, &r0);
       args[1] = args[0] ? region_expr(E, &r1) : NULL;
