@@ -14,3 +14,4 @@ def element_copy(A: T.Tensor((8, 16), "float32"), B: T.Tensor((8,), "float16"), 
         T.copy(f[0], B[bx])
         T.copy(s[15], C[bx, 0])
         T.copy(A[bx, 1:16], C[bx, 1:16])
+

@@ -360,6 +360,17 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       static const char *const names[] = {"buffer", "value"};
       bool fill = bi->id == BI_FILL;
       if (!tl__call_args(E, call, opname, names, fill ? 2 : 1, fill ? 2 : 1, a)) return NULL;
+      /* A T.alloc_var scalar: clearing (filling) it assigns it, as upstream does. */
+      tl__val *slot = a[0]->kind == AE_NAME ? tl__try_eval(E, a[0], NULL) : NULL;
+      if (slot && slot->kind == V_VARSLOT) {
+        tl__val *v = fill ? tl__eval(E, a[1]) : tl__val_int(E, 0);
+        tl_ir_expr *x = v ? tl__to_dtype(E, v, fill ? POS(a[1]) : POS(call), slot->u.buf->dtype) : NULL;
+        if (!x) return NULL;
+        tl__elab_at(E, POS(call));
+        tl_ir_stmt *st = tl_ir_store(E->mod, slot->u.buf, 0, NULL, x);
+        if (!st) tl__elab_builder_failed(E);
+        return st;
+      }
       if (!eval_region(E, a[0], opname, &r0, false, NULL) || !unit_point(E, &r0)) return NULL;
       args[0] = region_expr(E, &r0);
       if (!fill) return eval_call(E, call, op, 1, args);
