@@ -232,6 +232,23 @@ typedef enum tl_ir_op {
   TL_OP_ATOMIC_MAX, TL_OP_ATOMIC_MIN,
   /* lowered builtins of those: (R dst of extent 1 in every dim, E value) */
   TL_OP_ATOMIC_MAX_ELEM, TL_OP_ATOMIC_MIN_ELEM,
+  /* Asynchronous global -> shared copies (made by the GPU passes for T.Pipelined's
+   * stages: gpu_pipeline, gpu_async_copy; statements like the tile ops), as PTX's
+   * cp.async (sm_80 and later). T.cp_async (R dst, R src, N bytes, E valid): dst
+   * one element of a shared buffer, src one of a global buffer, bytes 4, 8 or 16
+   * (a multiple of both dtypes' sizes, both addresses aligned to it); when valid,
+   * the bytes at src are read, else zeros; they land at dst only when a
+   * T.cp_async_wait of this thread covers the copy's group: until then dst keeps
+   * what it held (reading it is the bug a missing wait makes, and the interpreter
+   * shows it). Only the issuing thread sees them then: other threads need a
+   * barrier after the wait. */
+  TL_OP_CP_ASYNC,
+  /* T.cp_async_commit (): closes this thread's copies issued since the last
+   * commit into one group (cp.async.commit_group). */
+  TL_OP_CP_ASYNC_COMMIT,
+  /* T.cp_async_wait (N n): waits until at most n of this thread's committed
+   * groups are pending, the oldest landing first (cp.async.wait_group n). */
+  TL_OP_CP_ASYNC_WAIT,
   TL_OP__COUNT
 } tl_ir_op;
 

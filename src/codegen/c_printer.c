@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "codegen/c_async.h"
 #include "codegen/c_gemm.h"
 #include "codegen/c_parallel.h"
 #include "ir/op_table.h"
@@ -626,6 +627,11 @@ static void print_eval(tl__cgen *g, const tl_ir_stmt *s) {
   }
   if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_LDMATRIX_X4) {
     tl__cgen_ldmatrix(g, e); /* c_gemm.c */
+    return;
+  }
+  if (e->kind == TL_EXPR_CALL && (e->u.call.op == TL_OP_CP_ASYNC || e->u.call.op == TL_OP_CP_ASYNC_COMMIT ||
+                                   e->u.call.op == TL_OP_CP_ASYNC_WAIT)) {
+    tl__cgen_cp_async_op(g, e); /* c_async.c */
     return;
   }
   if (e->kind == TL_EXPR_CALL && tl_ir_op_is_tile(e->u.call.op)) {

@@ -154,6 +154,24 @@ static const char k_mma_bf16[] =
   "  }\n"                                                                                                         \
   "}\n"
 
+/* cp.async (sm_80 and later): 16 bytes bypass L1 (.cg), 4 and 8 go through it
+ * (.ca, the only form for them); a source size of 0 reads nothing and writes
+ * zeros (the copy's edge guard). Commit and wait are compiler barriers too
+ * ("memory"), so no shared access moves across them. A CPU stand-in (tests'
+ * cuda_emu.h) defines the guard and its own versions. */
+#define TL__CP_ASYNC_TEXT(N, CACHE)                                                                         \
+  "$F void tl_cp_async_" #N "(void *dst, const void *src, bool valid) {\n"                                 \
+  "  unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);\n"                                      \
+  "  asm volatile(\"cp.async." CACHE ".shared.global [%0], [%1], " #N ", %2;\\n\"\n"                   \
+  "               :: \"r\"(s), \"l\"(src), \"r\"(valid ? " #N " : 0) : \"memory\");\n"                 \
+  "}\n"
+static const char k_cp_async[] =
+  TL__CP_ASYNC_TEXT(16, "cg") TL__CP_ASYNC_TEXT(8, "ca") TL__CP_ASYNC_TEXT(4, "ca")
+  "$F void tl_cp_async_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\n"
+  "template <int N>\n"
+  "$F void tl_cp_async_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N) : \"memory\"); }\n";
+#undef TL__CP_ASYNC_TEXT
+
 static const char k_ldmatrix_f16[] = TL__LDMATRIX_TEXT("__half", "f16", "__ushort_as_half");
 static const char k_ldmatrix_bf16[] = TL__LDMATRIX_TEXT("__nv_bfloat16", "bf16", "__ushort_as_bfloat16");
 /* T.atomic_max / T.atomic_min on floats: compare-and-swap loops that store the
@@ -193,6 +211,7 @@ static const tl__c_helper k_helpers[] = {
   {"ldmatrix_f16", false, "cuda_fp16", k_ldmatrix_f16},
   {"ldmatrix_bf16", false, "cuda_bf16", k_ldmatrix_bf16},
   {"atomic_fminmax", false, NULL, k_atomic_fminmax},
+  {"cp_async", false, NULL, k_cp_async},
   {NULL, false, NULL, NULL},
 };
 

@@ -150,7 +150,13 @@
   X(ATOMIC_MAX_ELEM, "T.atomic_max_elem", NONE, "RE", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,          \
     TL__FOLD(MAX, LOWEST, false), atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)                 \
   X(ATOMIC_MIN_ELEM, "T.atomic_min_elem", NONE, "RE", ("dst", "value"), (0, 0), 0, TL__READ_ALWAYS,          \
-    TL__FOLD(MIN, HIGHEST, false), atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)
+    TL__FOLD(MIN, HIGHEST, false), atomic_add_elem, atomic_add, none, none, 0, atomic_add_elem)                 \
+  X(CP_ASYNC, "T.cp_async", NONE, "RRNE", ("dst", "src", "bytes", "valid"), (0, 0, 0, 0), 0, TL__READ_NEVER,    \
+    TL__NO_FOLD, cp_async, cp_async, none, none, 0, async)                                                     \
+  X(CP_ASYNC_COMMIT, "T.cp_async_commit", NONE, "", (), (), 0, TL__READ_NEVER, TL__NO_FOLD, none,                \
+    cp_async_commit, none, none, 0, async)                                                                     \
+  X(CP_ASYNC_WAIT, "T.cp_async_wait", NONE, "N", ("n"), (0), 0, TL__READ_NEVER, TL__NO_FOLD, none,                \
+    cp_async_wait, none, none, 0, async)
 /* clang-format on */
 
 /* Where a fold starts. */

@@ -226,7 +226,7 @@ static void print_eval(tl__printer *P, const tl_ir_expr *e) {
   } else {
     /* Regions and values positionally (a value in the first region's dtype),
      * flags as keywords left out at their defaults, dim always. */
-    const tl_dtype *elem = a[0]->kind == TL_EXPR_REGION ? &a[0]->u.region.buffer->dtype : NULL;
+    const tl_dtype *elem = n && a[0]->kind == TL_EXPR_REGION ? &a[0]->u.region.buffer->dtype : NULL;
     for (uint32_t i = 0; i < n; i++) {
       if (t->sig[i] != 'I') {
         if (i) tl__sb_append(&P->sb, ", ");

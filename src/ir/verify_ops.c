@@ -342,6 +342,27 @@ static tl_status verify_ldmatrix(const tl__verify_ctx *c, const tl_ir_expr *e) {
 }
 
 typedef tl_status (*verify_fn)(const tl__verify_ctx *c, const tl_ir_expr *e);
+/* T.cp_async: dst one element of a shared buffer, src one of a global buffer of
+ * the same dtype (the bytes are copied, not converted), 4, 8 or 16 bytes of
+ * whole elements. */
+static tl_status verify_cp_async(const tl__verify_ctx *c, const tl_ir_expr *e) {
+  TL__TRY(verify_gemm_strided_regions(c, e, 2));
+  const tl_ir_buffer *d = e->u.call.args[0]->u.region.buffer, *s = e->u.call.args[1]->u.region.buffer;
+  if ((d->scope != TL_SCOPE_SHARED && d->scope != TL_SCOPE_SHARED_DYN) || s->scope != TL_SCOPE_GLOBAL)
+    return tl__verify_error(c, e->span, "%s: dst ('%s') must be shared and src ('%s') global", tl_ir_op_name(e->u.call.op),
+                            d->name, s->name);
+  int64_t n = 0;
+  const_int(e->u.call.args[2], &n);
+  size_t db = tl_dtype_bytes(d->dtype);
+  if (!tl_dtype_eq(d->dtype, s->dtype))
+    return tl__verify_error(c, e->span, "%s: dst ('%s') and src ('%s') must have one dtype", tl_ir_op_name(e->u.call.op),
+                            d->name, s->name);
+  if ((n != 4 && n != 8 && n != 16) || !db || n % (int64_t)db)
+    return tl__verify_error(c, e->span, "%s: %lld bytes is not 4, 8 or 16 bytes of whole elements of '%s'",
+                            tl_ir_op_name(e->u.call.op), (long long)n, d->name);
+  return TL_OK;
+}
+
 #define verify_none NULL
 #define VERIFY_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, ...) \
   [TL_OP_##op] = verify_##verify,
@@ -357,7 +378,7 @@ tl_status tl__verify_tile_op(const tl__verify_ctx *c, const tl__ir_bind *b, cons
   if (e->dtype.code != TL_DTYPE_HANDLE) return tl__verify_error(c, e->span, "%s must have dtype handle, not %s", name, tl__dtype_str(e->dtype).s);
   uint32_t want = sig->nargs;
   if (e->u.call.nargs != want) return nargs_error(c, e, want);
-  if (!e->u.call.args) return tl__verify_error(c, e->span, "%s lacks its arguments", name);
+  if (want && !e->u.call.args) return tl__verify_error(c, e->span, "%s lacks its arguments", name);
   tl_ir_expr *const *a = e->u.call.args;
   for (uint32_t i = 0; i < want; i++) {
     const tl_ir_expr *x = a[i];

@@ -177,7 +177,10 @@ static tl_status run_block(tl__simt_thread *t, const int64_t bidx[3]) {
     if (p->block_vars) bind_index(fr, p->block_vars[i], bidx[i]);
     if (p->thread_vars) bind_index(fr, p->thread_vars[i], t->idx[i]);
   }
-  return tl__interp_exec_scope(fr, p->body);
+  t->async.len = 0; /* a block left by an error may have left copies in flight */
+  t->async_groups = 0;
+  tl_status st = tl__interp_exec_scope(fr, p->body);
+  return st == TL_OK ? tl__simt_cp_async_end(t) : st;
 }
 
 /* Ends the thread's block: records how, and lets the block move on. */
@@ -386,6 +389,7 @@ tl_status tl__simt_run(const tl__simt_plan *p) {
     tl__iframe_free(&sm->threads[i].fr);
     tl__free(sm->threads[i].msg);
   }
+  for (uint32_t i = 0; sm->threads && i < n; i++) tl__vec_free(&sm->threads[i].async);
   free_shared(sm);
   tl__free(sm->sync_msg);
   tl__free(sm->threads);

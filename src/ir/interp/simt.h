@@ -111,6 +111,19 @@ tl_status tl__simt_alloc_shared(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_s
  * local memory as is. v and *out are in buf's dtype. */
 tl_status tl__simt_load(tl__iframe *fr, const tl_ir_buffer *buf, const char *p, tl_ir_span span, tl__ival *out);
 tl_status tl__simt_store(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl__ival v);
+/* The race detector's record of a write of the element at p by this thread now,
+ * without storing (an asynchronous copy claims its destination when issued). */
+tl_status tl__simt_claim_write(tl__iframe *fr, const tl_ir_buffer *buf, const char *p, tl_ir_span span);
+/* TL_OP_CP_ASYNC in a SIMT thread: `count` elements of buf (vals, read at issue)
+ * to land at dst when a wait covers the thread's current group (simt_async.c). */
+tl_status tl__simt_cp_async(tl__iframe *fr, const tl_ir_buffer *buf, char *dst, const tl__ival *vals, uint32_t count,
+                            tl_ir_span span);
+/* TL_OP_CP_ASYNC_COMMIT: closes the thread's current group. */
+tl_status tl__simt_cp_async_commit(tl__iframe *fr);
+/* TL_OP_CP_ASYNC_WAIT: lands the oldest groups until at most n are pending. */
+tl_status tl__simt_cp_async_wait(tl__iframe *fr, int64_t n, tl_ir_span span);
+/* At the end of a thread's block: copies never waited for are a lowering bug. */
+tl_status tl__simt_cp_async_end(struct tl__simt_thread *t);
 /* *p += v, atomically with respect to the launch's other threads. */
 tl_status tl__simt_atomic_add(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl__ival v);
 /* *p = *p <comb> v (T.atomic_max: TL_BIN_MAX, ...), atomically likewise. */
@@ -149,6 +162,8 @@ struct tl__simt_thread {
   int64_t sh_mask, sh_width;
   tl__ival sh_result;  /* what it gets, */
   int64_t sh_missing;  /* or -1 / the lane it read that the block does not have */
+  tl__vec async;       /* tl__simt_async_copy: its cp.async copies not landed yet (simt_async.c) */
+  uint32_t async_groups; /* its cp.async commits in this block */
   bool aborted;        /* released from a wait because the launch stops */
   tl_status status;    /* how its run of the current block ended */
   char *msg;           /* its message (NULL for TL_OK and TL_ENOMEM) */

@@ -186,6 +186,17 @@ tl_status tl__simt_store(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir
   return TL_OK;
 }
 
+tl_status tl__simt_claim_write(tl__iframe *fr, const tl_ir_buffer *buf, const char *p, tl_ir_span span) {
+  tl__istore *st;
+  TL__TRY(tl__interp_storage(fr, buf, span, &st));
+  if (!st->shared) return TL_OK;
+  pthread_mutex_t *mu = stripe_of(fr->simt->sm, p);
+  pthread_mutex_lock(mu);
+  tl_status s = race_check(fr->simt, st->shared, elem_of(st->shared, p), WRITE, span);
+  pthread_mutex_unlock(mu);
+  return s;
+}
+
 tl_status tl__simt_atomic_add(tl__iframe *fr, const tl_ir_buffer *buf, char *p, tl_ir_span span, tl__ival v) {
   return tl__simt_atomic_update(fr, buf, p, span, TL_BIN_ADD, v);
 }

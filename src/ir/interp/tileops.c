@@ -423,6 +423,57 @@ static tl_status op_ldmatrix(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span 
   return tl__simt_ldmatrix(fr, call, D.dt, row, trans != 0, pd);
 }
 
+/* ------------------------------------------------------------- cp.async */
+
+/* An asynchronous copy (ir.h; its landing is simt_async.c's): the source is read
+ * now (zeros when not valid), both ends checked as the hardware requires. */
+static tl_status op_cp_async(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
+  region D, S;
+  int64_t bytes = 0, valid = 0;
+  TL__TRY(eval_region(fr, call->u.call.args[0], "T.cp_async", "dst", span, &D));
+  TL__TRY(eval_region(fr, call->u.call.args[1], "T.cp_async", "src", span, &S));
+  TL__TRY(int_arg(fr, call->u.call.args[2], "T.cp_async", "bytes", span, &bytes));
+  TL__TRY(int_arg(fr, call->u.call.args[3], "T.cp_async", "valid", span, &valid));
+  if ((bytes != 4 && bytes != 8 && bytes != 16) || !D.esz || bytes % (int64_t)D.esz || !tl_dtype_eq(D.dt, S.dt))
+    return tl__interp_error(TL_EINVAL, span, "T.cp_async: %" PRId64 " bytes of '%s' into '%s'", bytes, S.buf->name,
+                            D.buf->name);
+  uint32_t count = (uint32_t)(bytes / (int64_t)D.esz);
+  char *pd, *ps = NULL;
+  TL__TRY(run_addr(&D, count, "T.cp_async: dst", span, &pd));
+  /* Offsets from the buffer's start: code generators align shared buffers to 16
+   * bytes, the host entry checks the alignment of tensors accessed with vectors. */
+  if ((size_t)(pd - D.st->data) % (size_t)bytes)
+    return tl__interp_error(TL_ERUNTIME, span, "T.cp_async: the destination in buffer '%s' is not %" PRId64 "-byte aligned",
+                            D.buf->name, bytes);
+  tl__ival vals[16];
+  if (valid) {
+    TL__TRY(run_addr(&S, count, "T.cp_async: src", span, &ps));
+    if ((size_t)(ps - S.st->data) % (size_t)bytes)
+      return tl__interp_error(TL_ERUNTIME, span, "T.cp_async: the source in buffer '%s' is not %" PRId64 "-byte aligned",
+                              S.buf->name, bytes);
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    if (!valid) vals[i] = zero_of(D.dt);
+    else if (fr->simt) TL__TRY(tl__simt_load(fr, S.buf, ps + i * S.esz, span, &vals[i]));
+    else vals[i] = tl__iv_load(S.dt, ps + i * S.esz);
+  }
+  return tl__simt_cp_async(fr, D.buf, pd, vals, count, span);
+}
+
+/* At tile level (no SIMT thread) the copies of a pipeline stage are ordinary
+ * stores: nothing is in flight, so commit and wait do nothing. */
+static tl_status op_cp_async_commit(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
+  (void)call;
+  (void)span;
+  return tl__simt_cp_async_commit(fr);
+}
+
+static tl_status op_cp_async_wait(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span span) {
+  int64_t n = 0;
+  TL__TRY(int_arg(fr, call->u.call.args[0], "T.cp_async_wait", "n", span, &n));
+  return tl__simt_cp_async_wait(fr, n, span);
+}
+
 /* ------------------------------------------------------------ reductions */
 
 /* Where the op table's fold of `op` starts, in dtype t. */
@@ -632,7 +683,7 @@ tl_status tl__interp_tile_op(tl__iframe *fr, const tl_ir_expr *call, tl_ir_span 
   tl_ir_op op = call->u.call.op;
   const tl__tile_op_info *t = tl__tile_op(op);
   if (!t) return tl__interp_error(TL_EINVAL, span, "%s is not a tile op", tl_ir_op_name(op));
-  if (!call->u.call.args || call->u.call.nargs != t->nargs)
+  if ((t->nargs && !call->u.call.args) || call->u.call.nargs != t->nargs)
     return tl__interp_error(TL_EINVAL, span, "%s takes %u arguments but got %u", tl_ir_op_name(op), t->nargs,
                             call->u.call.nargs);
   return k_interp[op](fr, call, span);

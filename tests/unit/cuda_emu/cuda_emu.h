@@ -125,6 +125,40 @@ inline void tl_emu_ldmatrix(H *d, const H *s, int trans) {
 inline void tl_ldmatrix_x4_f16(__half *d, const __half *s, int trans) { tl_emu_ldmatrix(d, s, trans); }
 inline void tl_ldmatrix_x4_bf16(__nv_bfloat16 *d, const __nv_bfloat16 *s, int trans) { tl_emu_ldmatrix(d, s, trans); }
 
+/* cp.async as the interpreter defines it (TL_OP_CP_ASYNC in ir.h): the source is
+ * read at issue (zeros when not valid), the bytes land at the destination only
+ * when this thread's tl_cp_async_wait covers the copy's group, so generated code
+ * that reads a stage before its wait (and barrier) computes with stale data. */
+#define TL_HELPER_CP_ASYNC
+struct tl_emu_async_copy {
+  void *dst;
+  unsigned char bytes[16];
+  int n;
+  unsigned group;
+};
+static thread_local std::vector<tl_emu_async_copy> tl_emu_async;
+static thread_local unsigned tl_emu_async_groups;
+
+inline void tl_emu_cp_async(void *dst, const void *src, bool valid, int n) {
+  tl_emu_async_copy c{dst, {0}, n, tl_emu_async_groups};
+  if (valid) std::memcpy(c.bytes, src, (size_t)n);
+  tl_emu_async.push_back(c);
+}
+inline void tl_cp_async_16(void *dst, const void *src, bool valid) { tl_emu_cp_async(dst, src, valid, 16); }
+inline void tl_cp_async_8(void *dst, const void *src, bool valid) { tl_emu_cp_async(dst, src, valid, 8); }
+inline void tl_cp_async_4(void *dst, const void *src, bool valid) { tl_emu_cp_async(dst, src, valid, 4); }
+inline void tl_cp_async_commit() { tl_emu_async_groups++; }
+template <int N>
+inline void tl_cp_async_wait() {
+  unsigned limit = tl_emu_async_groups > (unsigned)N ? tl_emu_async_groups - (unsigned)N : 0u;
+  std::vector<tl_emu_async_copy> keep;
+  for (const tl_emu_async_copy &c : tl_emu_async) {
+    if (c.group < limit) std::memcpy(c.dst, c.bytes, (size_t)c.n);
+    else keep.push_back(c);
+  }
+  tl_emu_async.swap(keep);
+}
+
 template <typename T>
 inline T tl_emu_atomic_add(T *a, T v) {
   std::lock_guard<std::mutex> g(tl_emu_atomic_lock);
