@@ -4,6 +4,7 @@
 
 const tl__pass tl__gpu_passes[] = {
     {"simplify", tl__pass_simplify},
+    {"gpu_software_pipeline", tl__pass_gpu_software_pipeline},           /* T.Pipelined's stages (cp.async) */
     {"lower_elementwise_tile_ops", tl__pass_lower_elementwise_tile_ops}, /* T.copy, T.fill, ... -> T.Parallel */
     {"gpu_insert_barriers", tl__pass_gpu_insert_barriers},               /* between block-level steps */
     {"gpu_pad_shared", tl__pass_gpu_pad_shared},                         /* tensor-core operand rows */
@@ -14,6 +15,7 @@ const tl__pass tl__gpu_passes[] = {
     {"gpu_plan_shared_memory", tl__pass_gpu_plan_shared_memory}, /* static or dynamic, limits */
     {"split_host_device", tl__pass_split_host_device},           /* host entry + kernels, launches */
     {"gpu_vectorize", tl__pass_gpu_vectorize},                   /* 16-byte loads and stores */
+    {"gpu_async_copy", tl__pass_gpu_async_copy},                 /* the stages' copies as cp.async */
     {"simplify", tl__pass_simplify},
     {"make_packed_api", tl__pass_make_packed_api},               /* argument checks, alignment */
     {"gpu_annotate_kernels", tl__pass_gpu_annotate_kernels},     /* "target" of kernels, launch convention */

@@ -52,7 +52,8 @@ tl_status tl__plugin_gpu_lower(tl_ir_module *mod, const tl_target *target, const
                       defaults->static_shared_bytes,
                       defaults->vector_bytes,
                       defaults->launch_convention,
-                      0 /* plugins get no tensor-core lowering (its builtins print only in CUDA) */};
+                      0 /* plugins get no tensor-core lowering (its builtins print only in CUDA) */,
+                      false /* nor cp.async pipelines (likewise) */};
   tl__gpu_params p;
   tl__gpu_params_from_target(target, &d, &p);
   return tl__gpu_lower(mod, target, &p);

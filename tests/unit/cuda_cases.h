@@ -51,6 +51,7 @@ static const cuda_example k_cuda_examples[] = {
     {"flash_attention.py", "default", {{0}}, 0, 2e-3, 0},
     {"flash_attention.py", "causal_q48_kv80", {{"is_causal", "True"}, {"seq_q", "48"}, {"seq_kv", "80"}}, 3, 2e-3, 0},
     {"flash_attention.py", "mma_64x64", {{"is_causal", "True"}, {"seq_q", "100"}, {"block_M", "64"}, {"block_N", "64"}}, 4, 2e-3, 0},
+    {"flash_attention.py", "stages2_64x64", {{"is_causal", "True"}, {"seq_q", "100"}, {"block_M", "64"}, {"block_N", "64"}, {"num_stages", "2"}}, 5, 2e-3, 0},
     {"flash_attention_gqa.py", "default", {{0}}, 0, 2e-3, 0},
     {"flash_attention_gqa.py", "causal_q33_kv50", {{"is_causal", "True"}, {"seq_q", "33"}, {"seq_kv", "50"}}, 3, 2e-3, 0},
 };

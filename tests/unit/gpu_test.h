@@ -33,10 +33,10 @@ static inline void gpu_test_params(const tl_target *t, tl__gpu_params *p) {
   if (strcmp(kind, "cuda") == 0) {
     tl__cuda_gpu_params(t, p);
   } else if (strcmp(kind, "hip") == 0) {
-    tl__gpu_params d = {64, 1024, 64 * 1024, 64 * 1024, 16, NULL, 0};
+    tl__gpu_params d = {64, 1024, 64 * 1024, 64 * 1024, 16, NULL, 0, false};
     tl__gpu_params_from_target(t, &d, p);
   } else {
-    tl__gpu_params d = {1, 256, 16 * 1024, 16 * 1024, 16, NULL, 0};
+    tl__gpu_params d = {1, 256, 16 * 1024, 16 * 1024, 16, NULL, 0, false};
     tl__gpu_params_from_target(t, &d, p);
   }
 }

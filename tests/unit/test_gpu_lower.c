@@ -260,12 +260,21 @@ static void test_dynamic_shared_memory(void **state) {
 static void test_barrier_placement(void **state) {
   (void)state;
   tl_ir_module *m = example("gemm.py", NULL, 0);
-  TL_ASSERT_OK(gpu_lower(m, CUDA));
+  TL_ASSERT_OK(gpu_lower(m, "{\"kind\":\"cuda\",\"arch\":\"sm_75\"}"));
   char *text = printed(m);
-  /* one at the top of the K loop (the previous iteration's T.gemm read the
-   * tiles), one before T.gemm reads them */
+  /* Synchronous copies (no cp.async before sm_80): one at the top of the K loop
+   * (the previous iteration's T.gemm read the tiles), one before T.gemm reads them */
   assert_int_equal(count(text, "T.sync_threads()"), 2);
   assert_non_null(strstr(text, "for k in T.serial(3):\n        T.sync_threads()\n        A_shared["));
+  tl_free(text);
+  tl_ir_module_free(m);
+  /* The software pipeline (sm_80 on): one, after the wait for this iteration's
+   * stage; the stage's copies for k + 2 need none (gpu_software_pipeline). */
+  m = example("gemm.py", NULL, 0);
+  TL_ASSERT_OK(gpu_lower(m, CUDA));
+  text = printed(m);
+  assert_int_equal(count(text, "T.sync_threads()"), 1);
+  assert_non_null(strstr(text, "for k in T.serial(3):\n        T.cp_async_wait(1)\n        T.sync_threads()\n"));
   tl_free(text);
   tl_ir_module_free(m);
   m = example("transpose.py", NULL, 0);

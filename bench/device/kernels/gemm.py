@@ -1,7 +1,7 @@
 """C = A @ B in float16 with float32 accumulation, upstream's tiles: 128 x 128 of C
 a block (128 threads: 4 warps of 32 x 128), K in steps of 32 through shared
-memory (bench_cuda_gemm). On sm_80 and later T.gemm runs on the tensor cores
-(ldmatrix + mma.sync); num_stages is not honoured yet (synchronous copies)."""
+memory in 3 stages (bench_cuda_gemm). On sm_80 and later T.gemm runs on the tensor
+cores (ldmatrix + mma.sync) and T.Pipelined is a cp.async software pipeline."""
 import tilelang.language as T
 
 

@@ -41,8 +41,9 @@ int64_t tl__cuda_max_shared_bytes(const char *arch) {
 void tl__cuda_gpu_params(const tl_target *target, tl__gpu_params *out) {
   const char *arch = NULL;
   if (target) tl_target_attr_str(target, "arch", &arch);
-  tl__gpu_params d = {32, 1024, tl__cuda_max_shared_bytes(arch), 48 * 1024, 16, "cuda_driver", 0};
+  tl__gpu_params d = {32, 1024, tl__cuda_max_shared_bytes(arch), 48 * 1024, 16, "cuda_driver", 0, false};
   if (tl__cuda_arch_cc(arch) >= 80) d.mma |= TL__GPU_MMA_M16N8K16; /* mma.sync.m16n8k16 f16/bf16 */
+  d.cp_async = tl__cuda_arch_cc(arch) >= 80;                        /* cp.async */
   tl__gpu_params_from_target(target, &d, out);
 }
 

@@ -16,7 +16,7 @@ static tl_status lower_metal(tl_ir_module *mod, const tl_target *target, void *u
   (void)user_data;
   /* Apple GPUs: 32-lane SIMD groups (the kind's default thread_warp_size is 16,
    * which simd_shuffle_xor serves as well), 32 KB of threadgroup memory. */
-  tl__gpu_params d = {32, 256, 32 * 1024, 32 * 1024, 16, "metal", 0}, p;
+  tl__gpu_params d = {32, 256, 32 * 1024, 32 * 1024, 16, "metal", 0, false}, p;
   tl__gpu_params_from_target(target, &d, &p);
   return tl__gpu_lower(mod, target, &p);
 }

@@ -12,7 +12,7 @@ void tl__hip_gpu_params(const tl_target *target, tl__gpu_params *out) {
   const char *mcpu = NULL;
   if (target && tl_target_attr_str(target, "mcpu", &mcpu) && tl__rocm_warp_size(mcpu) > 0)
     warp = tl__rocm_warp_size(mcpu);
-  tl__gpu_params d = {warp, 1024, 64 * 1024, 64 * 1024, 16, "hip_module", 0};
+  tl__gpu_params d = {warp, 1024, 64 * 1024, 64 * 1024, 16, "hip_module", 0, false};
   tl__gpu_params_from_target(target, &d, out); /* thread_warp_size etc. of the target win */
 }
 

@@ -10,7 +10,7 @@ static tl_status lower_webgpu(tl_ir_module *mod, const tl_target *target, void *
   (void)user_data;
   /* WebGPU's default limits: maxComputeInvocationsPerWorkgroup 256,
    * maxComputeWorkgroupStorageSize 16384. */
-  tl__gpu_params d = {1, 256, 16 * 1024, 16 * 1024, 16, "webgpu", 0}, p;
+  tl__gpu_params d = {1, 256, 16 * 1024, 16 * 1024, 16, "webgpu", 0, false}, p;
   tl__gpu_params_from_target(target, &d, &p);
   return tl__gpu_lower(mod, target, &p);
 }

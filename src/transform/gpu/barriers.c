@@ -25,7 +25,14 @@
  * Block-level stores into memory (and atomic adds outside T.Parallel) are done
  * by thread 0 (gpu_lower_simt), so two of them never wait for each other.
  * Exchanges inside one tile op's lowering (reductions through shared memory) are
- * synchronised by that lowering (reduce.c). */
+ * synchronised by that lowering (reduce.c).
+ *
+ * A stage's copies of a software pipeline (gpu_software_pipeline: the statements
+ * of a sequence that end in a T.cp_async_commit, back to the previous barrier,
+ * commit or wait) write a stage of a multi-buffered tile that no statement of
+ * the iteration reads, and the pipeline's own wait and barrier order them with
+ * the reads of that stage: their shared-memory writes are left out of the
+ * record (their reads are kept). */
 #include <string.h>
 
 #include "base/error.h"
@@ -43,8 +50,10 @@ typedef struct access {
 
 typedef struct bctx {
   tl_ir_module *mod;
+  bool stage_copies; /* walking a pipeline stage's copies (above) */
   tl_status st;
 } bctx;
+
 
 static bool tracked(const tl_ir_buffer *b) {
   return b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN || b->scope == TL_SCOPE_GLOBAL;
@@ -170,8 +179,12 @@ static tl_ir_stmt *with_barrier(bctx *c, tl_ir_stmt *s, tl_ir_span span) {
 static tl_ir_stmt *walk_seq(bctx *c, tl_ir_stmt *s, tl__vec *state) {
   tl__vec items = TL__VEC_INIT(tl_ir_stmt *);
   bool changed = false;
+  bool outer = c->stage_copies;
   for (uint32_t i = 0; i < s->u.seq.n && c->st == TL_OK; i++) {
-    tl_ir_stmt *x = s->u.seq.stmts[i], *y = walk(c, x, state);
+    tl_ir_stmt *x = s->u.seq.stmts[i];
+    c->stage_copies = outer || tl__gpu_in_stage_copies(s->u.seq.stmts, s->u.seq.n, i);
+    tl_ir_stmt *y = walk(c, x, state);
+    c->stage_copies = outer;
     if (!y) break;
     /* A barrier put in front of a child joins the sequence (allocations stay at
      * this level, where they are live until its end). */
@@ -297,7 +310,11 @@ static tl_ir_stmt *walk_step(bctx *c, tl_ir_stmt *s, tl__vec *state) {
   bool one = (s->kind == TL_STMT_STORE && tracked(s->u.store.buffer)) ||
              (s->kind == TL_STMT_EVAL && s->u.eval.expr && s->u.eval.expr->kind == TL_EXPR_CALL &&
               tl__op_is_atomic_elem(s->u.eval.expr->u.call.op));
-  for (size_t i = 0; i < set.len; i++) TL__VEC_AT(&set, access, i).one = one;
+  for (size_t i = 0; i < set.len; i++) {
+    access *a = &TL__VEC_AT(&set, access, i);
+    a->one = one;
+    if (c->stage_copies && a->buf->scope != TL_SCOPE_GLOBAL) a->write = false;
+  }
   bool wait = conflict(state, &set);
   if (wait) tl__vec_clear(state);
   merge(c, state, &set);
@@ -308,7 +325,7 @@ static tl_ir_stmt *walk_step(bctx *c, tl_ir_stmt *s, tl__vec *state) {
 
 static tl_ir_stmt *kernel_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   if (s->kind != TL_STMT_KERNEL) return tl_ir_mutate_stmt_children(mu, s);
-  bctx c = {mu->mod, TL_OK};
+  bctx c = {mu->mod, false, TL_OK};
   tl__vec state = TL__VEC_INIT(access);
   tl_ir_stmt *body = walk(&c, s->u.kernel.body, &state);
   tl__vec_free(&state);

@@ -10,6 +10,8 @@
  *   gemm.c           T.gemm over a distributed accumulator (register micro-tiles)
  *   gemm_mma.c       T.gemm on the tensor cores (ldmatrix, mma.sync)
  *   pad_shared.c     the pass gpu_pad_shared (conflict-free rows for ldmatrix)
+ *   software_pipeline.c  the pass gpu_software_pipeline (T.Pipelined's stages)
+ *   async_copy.c     the pass gpu_async_copy (cp.async for the stages' copies)
  *   reduce.c         T.reduce_* (per-thread partials, warp shuffles, shared memory)
  *   scan.c           T.cumsum (one thread per line)
  *   shared_memory.c  the pass gpu_plan_shared_memory (hoisting, static or dynamic)
@@ -62,6 +64,10 @@ typedef struct tl__gpu_params {
   /* Warp-collective tensor-core instructions the target has (bits of
    * TL__GPU_MMA_*): T.gemm uses them where its operands fit (gemm_mma.c). */
   unsigned mma;
+  /* Asynchronous global -> shared copies (cp.async, NVIDIA sm_80 and later):
+   * T.Pipelined loops with num_stages >= 2 get multi-buffered, prefetched
+   * stages (software_pipeline.c, async_copy.c). */
+  bool cp_async;
 } tl__gpu_params;
 
 /* mma.sync.m16n8k16 with float16 or bfloat16 operands and float32 accumulators
@@ -278,10 +284,20 @@ int64_t tl__gpu_shared_bytes(const tl_ir_buffer *b);
  * rounded up to 16 bytes, in order); -1 if one has no constant size. */
 int64_t tl__gpu_dyn_shared_bytes(const tl_ir_stmt *body);
 
+/* Whether items[i] of a sequence is one of a software pipeline stage's copies
+ * (software_pipeline.c): a T.cp_async_commit follows it in the sequence with no
+ * barrier, commit or wait between. */
+bool tl__gpu_in_stage_copies(tl_ir_stmt *const *items, uint32_t n, uint32_t i);
+
 /* ----------------------------------------------------------------- passes */
 
 /* Padded row pitches for shared operands of tensor-core gemms (pad_shared.c). */
 tl_status tl__pass_gpu_pad_shared(tl_ir_module *mod, const tl_target *target);
+/* T.Pipelined's stages: multi-buffered shared tiles filled num_stages - 1
+ * iterations ahead (software_pipeline.c). */
+tl_status tl__pass_gpu_software_pipeline(tl_ir_module *mod, const tl_target *target);
+/* The stages' copies as cp.async, where they are vectors of 4, 8 or 16 bytes (async_copy.c). */
+tl_status tl__pass_gpu_async_copy(tl_ir_module *mod, const tl_target *target);
 /* Thread binding, T.Parallel distribution, fragments, tile ops (lower_simt.c). */
 tl_status tl__pass_gpu_lower_simt(tl_ir_module *mod, const tl_target *target);
 /* Shared memory: hoisting, static or dynamic, limits (shared_memory.c). */

@@ -393,6 +393,14 @@ static void layout_cumsum(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, 
   require_replicated(c, call, 1, "an operand of");
 }
 
+/* cp.async commit and wait touch no buffer: no constraint. */
+static void layout_async(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
+  (void)c;
+  (void)s;
+  (void)call;
+  (void)lf;
+}
+
 #define layout_none NULL
 #define LAYOUT_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, interp, check, serial, \
                    elementwise, gpu)                                                                                \

@@ -394,6 +394,14 @@ static tl_status gpu_atomic_add_elem(simt *sc, const tl_ir_stmt *s, tl_ir_stmt *
   return tl__built(c->mod, *out);
 }
 
+/* cp.async commit and wait (made by gpu_pipeline at block level): every thread
+ * runs them as they are, for its own copies. */
+static tl_status gpu_async(simt *sc, const tl_ir_stmt *s, tl_ir_stmt **out) {
+  (void)sc;
+  *out = (tl_ir_stmt *)s;
+  return TL_OK;
+}
+
 #define gpu_none NULL
 #define GPU_ROW(op, name, front, sig, args, defaults, written, written_read, fold, verify, interp, check, serial, \
                 elementwise, gpu)                                                                                \

@@ -6,11 +6,13 @@
  * bytes (32 banks of 4) a cycle, so the 8 row segments are read at once only if
  * they fall into 8 different 16-byte slots of those 128: a row pitch of an odd
  * number of 16-byte units does that (the slots are pitch * r mod 8, all
- * distinct), an even one makes 2 to 8 of them collide. A 2-D shared buffer
+ * distinct), an even one makes 2 to 8 of them collide. A shared buffer (2-D or more)
  * allocated in the kernel, with a constant row of an even number of 16-byte units
  * and operand A or B of a T.gemm that runs on the tensor cores
  * (tl__gpu_gemm_mma_fits), is replaced by one with the same shape and strides
- * (pitch + 16 bytes, 1), in every load, store, region and allocation; flatten
+ * (pitch + 16 bytes, 1), in every load, store, region and allocation (a buffer
+ * with leading dimensions, a software pipeline's stages, keeps its padded
+ * matrices one after another); flatten
  * then lays it out with those strides. The padding costs 16 bytes a row.
  * (Upstream swizzles instead of padding: the same effect without the extra
  * bytes; the swizzle needs a layout the copies and ldmatrix agree on.) */
@@ -43,9 +45,15 @@ static tl_ir_buffer *padded_of(const pad_ctx *c, const tl_ir_buffer *b) {
 
 /* The padded pitch of b's rows in elements, or 0 when it needs none. */
 static int64_t padded_pitch(const tl_ir_buffer *b) {
-  if (b->ndim != 2 || b->strides || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN)) return 0;
-  int64_t rows, cols, esz = (int64_t)tl_dtype_bytes(b->dtype);
-  if (!tl__is_const_int(b->shape[0], &rows) || !tl__is_const_int(b->shape[1], &cols) || esz <= 0 || rows < 8) return 0;
+  if (b->ndim < 2 || b->ndim > TL__GPU_MAX_RANK || b->strides ||
+      (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN))
+    return 0;
+  int64_t rows, cols, lead, esz = (int64_t)tl_dtype_bytes(b->dtype);
+  for (uint32_t d = 0; d + 2 < b->ndim; d++)
+    if (!tl__is_const_int(b->shape[d], &lead)) return 0;
+  if (!tl__is_const_int(b->shape[b->ndim - 2], &rows) || !tl__is_const_int(b->shape[b->ndim - 1], &cols) || esz <= 0 ||
+      rows < 8)
+    return 0;
   if ((cols * esz) % 16 != 0 || ((cols * esz) / 16) % 2 != 0) return 0;
   return cols + 16 / esz;
 }
@@ -98,8 +106,17 @@ static tl_ir_stmt *pad_alloc(tl_ir_mutator *mu, tl_ir_stmt *s) {
   const tl_ir_buffer *b = s->u.alloc.buffer;
   if (!tl__vec_has_ptr(&c->candidates, b)) return s;
   tl_ir_span old = tl__loc_push(mod, b->span);
-  tl_ir_expr *strides[2] = {tl_ir_i32(mod, padded_pitch(b)), tl_ir_i32(mod, 1)};
-  tl_ir_buffer *to = tl_ir_buffer_new(mod, b->name, b->dtype, 2, b->shape, strides, b->scope);
+  /* Rows of the last two dimensions padded; leading ones (a pipeline's stages)
+   * whole padded matrices apart. */
+  tl_ir_expr *strides[TL__GPU_MAX_RANK];
+  int64_t stride = padded_pitch(b), ext;
+  strides[b->ndim - 1] = tl_ir_i32(mod, 1);
+  for (uint32_t d = b->ndim - 1; d-- > 0;) {
+    strides[d] = tl_ir_i32(mod, stride);
+    tl__is_const_int(b->shape[d], &ext);
+    stride *= ext;
+  }
+  tl_ir_buffer *to = tl_ir_buffer_new(mod, b->name, b->dtype, b->ndim, b->shape, strides, b->scope);
   tl_ir_builder_set_loc(mod, s->span);
   tl_ir_stmt *r = to ? tl_ir_alloc(mod, to) : NULL;
   tl_ir_builder_set_loc(mod, old);

@@ -23,7 +23,7 @@ const tl__gpu_params *tl__gpu_params_enter(const tl__gpu_params *p) {
 void tl__gpu_params_exit(const tl__gpu_params *previous) { g_current = previous; }
 
 void tl__gpu_params_from_target(const tl_target *target, const tl__gpu_params *defaults, tl__gpu_params *out) {
-  static const tl__gpu_params generic = {1, 1024, 48 * 1024, 48 * 1024, 16, "call", 0};
+  static const tl__gpu_params generic = {1, 1024, 48 * 1024, 48 * 1024, 16, "call", 0, false};
   *out = defaults ? *defaults : generic;
   if (!target) return;
   int64_t v;

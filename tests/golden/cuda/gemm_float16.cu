@@ -15,13 +15,34 @@ static __device__ __forceinline__ __half tl_f16_narrow(double x) { return __doub
 static __device__ __forceinline__ float tl_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 static __device__ __forceinline__ float tl_round_f16(double x) { return __half2float(__double2half(x)); }
 #endif
+#ifndef TL_HELPER_CP_ASYNC
+#define TL_HELPER_CP_ASYNC
+static __device__ __forceinline__ void tl_cp_async_16(void *dst, const void *src, bool valid) {
+  unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :: "r"(s), "l"(src), "r"(valid ? 16 : 0) : "memory");
+}
+static __device__ __forceinline__ void tl_cp_async_8(void *dst, const void *src, bool valid) {
+  unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n"
+               :: "r"(s), "l"(src), "r"(valid ? 8 : 0) : "memory");
+}
+static __device__ __forceinline__ void tl_cp_async_4(void *dst, const void *src, bool valid) {
+  unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
+               :: "r"(s), "l"(src), "r"(valid ? 4 : 0) : "memory");
+}
+static __device__ __forceinline__ void tl_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+static __device__ __forceinline__ void tl_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
+#endif
 
-extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C) {
+extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restrict__ A, __half *__restrict__ B, __half *__restrict__ C) {
   const int tx = threadIdx.x;
   const int by = blockIdx.y;
   const int bx = blockIdx.x;
-  __shared__ __align__(16) __half A_shared[1024];
-  __shared__ __align__(16) __half B_shared[1024];
+  __shared__ __align__(16) __half A_shared[3072];
+  __shared__ __align__(16) __half B_shared[3072];
   __align__(16) float C_local[8];
   #pragma unroll
   for (int mi = 0; mi < 2; ++mi) {
@@ -30,50 +51,42 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__
       C_local[mi * 4 + lane] = 0.0f;
     }
   }
+  tl_cp_async_16(&A_shared[tx / 4 * 32 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + tx % 4 * 8], true);
+  tl_cp_async_16(&B_shared[tx / 4 * 32 + tx % 4 * 8], &B[tx / 4 * 80 + (bx * 32 + tx % 4 * 8)], bx * 32 + tx % 4 * 8 < 80);
+  tl_cp_async_commit();
+  tl_cp_async_16(&A_shared[(tx / 4 + 32) * 32 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + (tx % 4 * 8 + 32)], true);
+  tl_cp_async_16(&B_shared[(tx / 4 + 32) * 32 + tx % 4 * 8], &B[(tx / 4 + 32) * 80 + (bx * 32 + tx % 4 * 8)], bx * 32 + tx % 4 * 8 < 80);
+  tl_cp_async_commit();
   for (int k = 0; k < 3; ++k) {
+    tl_cp_async_wait<1>();
     __syncthreads();
-    if (k * 32 + tx % 4 * 8 < 72) {
-      *(uint4 *)&A_shared[tx / 4 * 32 + tx % 4 * 8] = *(const uint4 *)&A[(by * 32 + tx / 4) * 72 + (k * 32 + tx % 4 * 8)];
-    } else {
-      __align__(16) __half vec_st[8];
-      #pragma unroll
-      for (int lane_1 = 0; lane_1 < 8; ++lane_1) {
-        vec_st[lane_1] = tl_f16_narrow(0.0f);
-      }
-      *(uint4 *)&A_shared[tx / 4 * 32 + tx % 4 * 8] = *(const uint4 *)vec_st;
+    if (k + 2 < 3) {
+      tl_cp_async_16(&A_shared[((k + 2) % 3 * 32 + tx / 4) * 32 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + ((k + 2) * 32 + tx % 4 * 8)], (k + 2) * 32 + tx % 4 * 8 < 72);
+      tl_cp_async_16(&B_shared[((k + 2) % 3 * 32 + tx / 4) * 32 + tx % 4 * 8], &B[((k + 2) * 32 + tx / 4) * 80 + (bx * 32 + tx % 4 * 8)], (k + 2) * 32 + tx / 4 < 72 && bx * 32 + tx % 4 * 8 < 80);
     }
-    if (k * 32 + tx / 4 < 72 && bx * 32 + tx % 4 * 8 < 80) {
-      *(uint4 *)&B_shared[tx / 4 * 32 + tx % 4 * 8] = *(const uint4 *)&B[(k * 32 + tx / 4) * 80 + (bx * 32 + tx % 4 * 8)];
-    } else {
-      __align__(16) __half vec_st_1[8];
-      #pragma unroll
-      for (int lane_2 = 0; lane_2 < 8; ++lane_2) {
-        vec_st_1[lane_2] = tl_f16_narrow(0.0f);
-      }
-      *(uint4 *)&B_shared[tx / 4 * 32 + tx % 4 * 8] = *(const uint4 *)vec_st_1;
-    }
-    __syncthreads();
+    tl_cp_async_commit();
     for (int k_1 = 0; k_1 < 32; ++k_1) {
       #pragma unroll
       for (int mi_1 = 0; mi_1 < 2; ++mi_1) {
         __align__(16) __half vec_ld[4];
-        *(uint2 *)vec_ld = *(const uint2 *)&B_shared[k_1 * 32 + tx % 8 * 4];
+        *(uint2 *)vec_ld = *(const uint2 *)&B_shared[(k * 32 + k_1) * 32 + tx % 8 * 4];
         #pragma unroll
-        for (int lane_3 = 0; lane_3 < 4; ++lane_3) {
-          C_local[mi_1 * 4 + lane_3] = C_local[mi_1 * 4 + lane_3] + __half2float(A_shared[(tx / 8 * 2 + mi_1) * 32 + k_1]) * __half2float(vec_ld[lane_3]);
+        for (int lane_1 = 0; lane_1 < 4; ++lane_1) {
+          C_local[mi_1 * 4 + lane_1] = C_local[mi_1 * 4 + lane_1] + __half2float(A_shared[(k * 32 + (tx / 8 * 2 + mi_1)) * 32 + k_1]) * __half2float(vec_ld[lane_1]);
         }
       }
     }
   }
+  tl_cp_async_wait<0>();
   #pragma unroll
   for (int mi_2 = 0; mi_2 < 2; ++mi_2) {
     if (bx * 32 + tx % 8 * 4 < 80) {
-      __align__(16) __half vec_st_2[4];
+      __align__(16) __half vec_st[4];
       #pragma unroll
-      for (int lane_4 = 0; lane_4 < 4; ++lane_4) {
-        vec_st_2[lane_4] = tl_f16_narrow(C_local[mi_2 * 4 + lane_4]);
+      for (int lane_2 = 0; lane_2 < 4; ++lane_2) {
+        vec_st[lane_2] = tl_f16_narrow(C_local[mi_2 * 4 + lane_2]);
       }
-      *(uint2 *)&C[(by * 32 + (tx / 8 * 2 + mi_2)) * 80 + (bx * 32 + tx % 8 * 4)] = *(const uint2 *)vec_st_2;
+      *(uint2 *)&C[(by * 32 + (tx / 8 * 2 + mi_2)) * 80 + (bx * 32 + tx % 8 * 4)] = *(const uint2 *)vec_st;
     }
   }
 }

@@ -15,6 +15,27 @@ static __device__ __forceinline__ __half tl_f16_narrow(double x) { return __doub
 static __device__ __forceinline__ float tl_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 static __device__ __forceinline__ float tl_round_f16(double x) { return __half2float(__double2half(x)); }
 #endif
+#ifndef TL_HELPER_CP_ASYNC
+#define TL_HELPER_CP_ASYNC
+static __device__ __forceinline__ void tl_cp_async_16(void *dst, const void *src, bool valid) {
+  unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :: "r"(s), "l"(src), "r"(valid ? 16 : 0) : "memory");
+}
+static __device__ __forceinline__ void tl_cp_async_8(void *dst, const void *src, bool valid) {
+  unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n"
+               :: "r"(s), "l"(src), "r"(valid ? 8 : 0) : "memory");
+}
+static __device__ __forceinline__ void tl_cp_async_4(void *dst, const void *src, bool valid) {
+  unsigned int s = (unsigned int)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
+               :: "r"(s), "l"(src), "r"(valid ? 4 : 0) : "memory");
+}
+static __device__ __forceinline__ void tl_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+static __device__ __forceinline__ void tl_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
+#endif
 #ifndef TL_HELPER_LDMATRIX_F16
 #define TL_HELPER_LDMATRIX_F16
 static __device__ __forceinline__ void tl_ldmatrix_x4_f16(__half *d, const __half *s, int trans) {
@@ -49,12 +70,12 @@ static __device__ __forceinline__ void tl_mma_m16n8k16_f16(float *d, const __hal
 }
 #endif
 
-extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C) {
+extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restrict__ A, __half *__restrict__ B, __half *__restrict__ C) {
   const int tx = threadIdx.x;
   const int by = blockIdx.y;
   const int bx = blockIdx.x;
-  __shared__ __align__(16) __half A_shared[2552];
-  __shared__ __align__(16) __half B_shared[2296];
+  __shared__ __align__(16) __half A_shared[7672];
+  __shared__ __align__(16) __half B_shared[6904];
   __align__(16) float C_local[32];
   #pragma unroll
   for (int rc = 0; rc < 8; ++rc) {
@@ -66,24 +87,45 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__
       }
     }
   }
+  #pragma unroll
+  for (int rr = 0; rr < 2; ++rr) {
+    tl_cp_async_16(&A_shared[(rr * 32 + tx / 4) * 40 + tx % 4 * 8], &A[(by * 64 + (rr * 32 + tx / 4)) * 128 + tx % 4 * 8], true);
+  }
+  #pragma unroll
+  for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
+    tl_cp_async_16(&B_shared[(rr_1 * 16 + tx / 8) * 72 + tx % 8 * 8], &B[(rr_1 * 16 + tx / 8) * 256 + (bx * 64 + tx % 8 * 8)], true);
+  }
+  tl_cp_async_commit();
+  #pragma unroll
+  for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
+    tl_cp_async_16(&A_shared[(rr_2 * 32 + tx / 4) * 40 + 2560 + tx % 4 * 8], &A[(by * 64 + (rr_2 * 32 + tx / 4)) * 128 + (tx % 4 * 8 + 32)], true);
+  }
+  #pragma unroll
+  for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
+    tl_cp_async_16(&B_shared[(rr_3 * 16 + tx / 8) * 72 + 2304 + tx % 8 * 8], &B[(rr_3 * 16 + tx / 8 + 32) * 256 + (bx * 64 + tx % 8 * 8)], true);
+  }
+  tl_cp_async_commit();
   for (int k = 0; k < 4; ++k) {
+    tl_cp_async_wait<1>();
     __syncthreads();
-    #pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {
-      *(uint4 *)&A_shared[(rr * 32 + tx / 4) * 40 + tx % 4 * 8] = *(const uint4 *)&A[(by * 64 + (rr * 32 + tx / 4)) * 128 + (k * 32 + tx % 4 * 8)];
+    if (k + 2 < 4) {
+      #pragma unroll
+      for (int rr_4 = 0; rr_4 < 2; ++rr_4) {
+        tl_cp_async_16(&A_shared[(k + 2) % 3 * 2560 + (rr_4 * 32 + tx / 4) * 40 + tx % 4 * 8], &A[(by * 64 + (rr_4 * 32 + tx / 4)) * 128 + ((k + 2) * 32 + tx % 4 * 8)], (k + 2) * 32 + tx % 4 * 8 < 128);
+      }
+      #pragma unroll
+      for (int rr_5 = 0; rr_5 < 2; ++rr_5) {
+        tl_cp_async_16(&B_shared[(k + 2) % 3 * 2304 + (rr_5 * 16 + tx / 8) * 72 + tx % 8 * 8], &B[((k + 2) * 32 + (rr_5 * 16 + tx / 8)) * 256 + (bx * 64 + tx % 8 * 8)], (k + 2) * 32 + (rr_5 * 16 + tx / 8) < 128);
+      }
     }
-    #pragma unroll
-    for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
-      *(uint4 *)&B_shared[(rr_1 * 16 + tx / 8) * 72 + tx % 8 * 8] = *(const uint4 *)&B[(k * 32 + (rr_1 * 16 + tx / 8)) * 256 + (bx * 64 + tx % 8 * 8)];
-    }
-    __syncthreads();
+    tl_cp_async_commit();
     __align__(16) __half a_frag[8];
     __align__(16) __half b_frag[32];
     for (int kk = 0; kk < 2; ++kk) {
-      tl_ldmatrix_x4_f16(&a_frag[0], &A_shared[((tx / 32 * 8 + tx % 32 % 8) * 2 + tx % 32 / 8 % 2) * 40 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
+      tl_ldmatrix_x4_f16(&a_frag[0], &A_shared[k % 3 * 2560 + ((tx / 32 * 8 + tx % 32 % 8) * 2 + tx % 32 / 8 % 2) * 40 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
       #pragma unroll
       for (int rc_1 = 0; rc_1 < 4; ++rc_1) {
-        tl_ldmatrix_x4_f16(&b_frag[rc_1 * 8], &B_shared[(kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 72 + (rc_1 * 2 + tx % 32 / 8 / 2) * 8], 1);
+        tl_ldmatrix_x4_f16(&b_frag[rc_1 * 8], &B_shared[k % 3 * 2304 + (kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 72 + (rc_1 * 2 + tx % 32 / 8 / 2) * 8], 1);
       }
       #pragma unroll
       for (int rc_2 = 0; rc_2 < 8; ++rc_2) {
@@ -91,6 +133,7 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(const __half *__
       }
     }
   }
+  tl_cp_async_wait<0>();
   #pragma unroll
   for (int rc_3 = 0; rc_3 < 8; ++rc_3) {
     #pragma unroll
