@@ -5,8 +5,8 @@ cores (ldmatrix + mma.sync) and T.Pipelined is a cp.async software pipeline."""
 import tilelang.language as T
 
 
-def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32, threads=128, dtype="float16",
-           accum_dtype="float"):
+def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32, threads=128, num_stages=3,
+           dtype="float16", accum_dtype="float"):
 
     @T.prim_func
     def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
@@ -15,7 +15,7 @@ def matmul(M=4096, N=4096, K=4096, block_M=128, block_N=128, block_K=32, threads
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
             T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
                 T.copy(A[by * block_M, k * block_K], A_shared)
                 T.copy(B[k * block_K, bx * block_N], B_shared)
                 T.gemm(A_shared, B_shared, C_local)
