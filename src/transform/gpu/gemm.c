@@ -41,14 +41,21 @@ static tl_status get_operand(const tl_ir_expr *call, uint32_t i, const char *whi
 
 /* Element (row, col) of an operand's matrix: the region's starts, plus row and col
  * in its last two dimensions. */
-static void matrix_index(tl_ir_module *mod, const operand *o, tl_ir_expr *row, tl_ir_expr *col, tl_ir_expr **idx) {
-  for (uint32_t d = 0; d < o->nd; d++) idx[d] = o->e->u.region.mins[d];
-  idx[o->nd - 2] = tl__add(mod, o->e->u.region.mins[o->nd - 2], tl__cast_int(mod, o->e->u.region.mins[o->nd - 2]->dtype, row));
-  idx[o->nd - 1] = tl__add(mod, o->e->u.region.mins[o->nd - 1], tl__cast_int(mod, o->e->u.region.mins[o->nd - 1]->dtype, col));
+void tl__gpu_matrix_index(tl_ir_module *mod, const tl_ir_expr *region, tl_ir_expr *row, tl_ir_expr *col,
+                          tl_ir_expr **idx) {
+  uint32_t nd = region->u.region.ndim;
+  tl_ir_expr *const *mins = region->u.region.mins;
+  for (uint32_t d = 0; d < nd; d++) idx[d] = mins[d];
+  idx[nd - 2] = tl__add(mod, mins[nd - 2], tl__cast_int(mod, mins[nd - 2]->dtype, row));
+  idx[nd - 1] = tl__add(mod, mins[nd - 1], tl__cast_int(mod, mins[nd - 1]->dtype, col));
 }
 
-static tl_ir_stmt *single_var_loop(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, tl_ir_expr *n, tl_ir_stmt *body) {
+tl_ir_stmt *tl__gpu_loop1(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, tl_ir_expr *n, tl_ir_stmt *body) {
   return tl_ir_for(mod, kind, 1, &v, NULL, &n, body);
+}
+
+static void matrix_index(tl_ir_module *mod, const operand *o, tl_ir_expr *row, tl_ir_expr *col, tl_ir_expr **idx) {
+  tl__gpu_matrix_index(mod, o->e, row, col, idx);
 }
 
 tl_status tl__gpu_lower_gemm(tl__gpu_ctx *c, const tl_ir_expr *orig, tl_ir_stmt **out) {
@@ -113,12 +120,12 @@ tl_status tl__gpu_lower_gemm(tl__gpu_ctx *c, const tl_ir_expr *orig, tl_ir_stmt 
   /* for rr: for rc: [col_ok]: for k: for mi: [row_ok]: for v: update */
   tl_ir_expr *cV = tl_ir_i32(mod, L->V), *cmr = tl_ir_i32(mod, L->mr), *cRC = tl_ir_i32(mod, L->RC),
              *cRR = tl_ir_i32(mod, L->RR);
-  tl_ir_stmt *b = single_var_loop(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s.v, cV, update);
+  tl_ir_stmt *b = tl__gpu_loop1(mod, L->V > 1 ? TL_FOR_VECTORIZED : TL_FOR_SERIAL, s.v, cV, update);
   if (s.row_ok) b = tl_ir_if(mod, s.row_ok, b, NULL);
-  b = single_var_loop(mod, TL_FOR_UNROLLED, s.mi, cmr, b);
-  b = single_var_loop(mod, TL_FOR_SERIAL, k, K, b);
+  b = tl__gpu_loop1(mod, TL_FOR_UNROLLED, s.mi, cmr, b);
+  b = tl__gpu_loop1(mod, TL_FOR_SERIAL, k, K, b);
   if (s.col_ok) b = tl_ir_if(mod, s.col_ok, b, NULL);
-  b = single_var_loop(mod, TL_FOR_SERIAL, s.rr, cRR, single_var_loop(mod, TL_FOR_SERIAL, s.rc, cRC, b));
+  b = tl__gpu_loop1(mod, TL_FOR_SERIAL, s.rr, cRR, tl__gpu_loop1(mod, TL_FOR_SERIAL, s.rc, cRC, b));
   TL__TRY(tl__built(mod, b));
   if (!clear) {
     *out = b;

@@ -83,20 +83,15 @@ bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_para
 }
 
 static tl_ir_stmt *loop1(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, int64_t n, tl_ir_stmt *body) {
-  tl_ir_expr *e = tl_ir_i32(mod, n);
-  return tl_ir_for(mod, kind, 1, &v, NULL, &e, body);
+  return tl__gpu_loop1(mod, kind, v, tl_ir_i32(mod, n), body);
 }
 
 static tl_ir_var *new_var(tl_ir_module *mod, const char *name) { return tl_ir_var_new(mod, name, TL_DT_INT32); }
 
-/* Element (row, col) of an operand's matrix: the region's starts, plus row and
- * col in its last two dimensions. */
+/* Element (row, col) of an operand's matrix (tl__gpu_matrix_index). */
 static tl_ir_expr *matrix_load(tl_ir_module *mod, const mma_operand *o, tl_ir_expr *row, tl_ir_expr *col) {
   tl_ir_expr *idx[TL__GPU_MAX_RANK];
-  const tl_ir_expr *r = o->e;
-  for (uint32_t d = 0; d < o->nd; d++) idx[d] = r->u.region.mins[d];
-  idx[o->nd - 2] = tl__add(mod, r->u.region.mins[o->nd - 2], tl__cast_int(mod, r->u.region.mins[o->nd - 2]->dtype, row));
-  idx[o->nd - 1] = tl__add(mod, r->u.region.mins[o->nd - 1], tl__cast_int(mod, r->u.region.mins[o->nd - 1]->dtype, col));
+  tl__gpu_matrix_index(mod, o->e, row, col, idx);
   return tl_ir_load(mod, (tl_ir_buffer *)o->buf, o->nd, idx);
 }
 

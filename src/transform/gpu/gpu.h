@@ -284,6 +284,13 @@ int64_t tl__gpu_shared_bytes(const tl_ir_buffer *b);
  * rounded up to 16 bytes, in order); -1 if one has no constant size. */
 int64_t tl__gpu_dyn_shared_bytes(const tl_ir_stmt *body);
 
+/* The indices of element (row, col) of a matrix region (the last two of its
+ * dimensions; leading ones at their starts): both gemm lowerings' operands. */
+void tl__gpu_matrix_index(tl_ir_module *mod, const tl_ir_expr *region, tl_ir_expr *row, tl_ir_expr *col,
+                          tl_ir_expr **idx);
+/* A loop of one variable v from 0 to n. */
+tl_ir_stmt *tl__gpu_loop1(tl_ir_module *mod, tl_ir_for_kind kind, tl_ir_var *v, tl_ir_expr *n, tl_ir_stmt *body);
+
 /* Whether items[i] of a sequence is one of a software pipeline stage's copies
  * (software_pipeline.c): a T.cp_async_commit follows it in the sequence with no
  * barrier, commit or wait between. */
