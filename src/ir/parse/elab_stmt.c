@@ -764,12 +764,35 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       ok = tl__bind(E, names[i]->u.name, v, B_BLOCK, names[i]->line, names[i]->col);
     }
   }
+  tl__kernel_scope *ks = &E->fn->kernel;
+  memset(ks, 0, sizeof *ks);
+  ks->ng = ng;
+  ks->nt = nthr;
+  for (uint32_t i = 0; i < 3; i++) {
+    ks->grid[i] = grid[i];
+    ks->threads[i] = threads[i];
+    ks->blocks[i] = bvars[i];
+  }
   tl_ir_stmt *body = ok ? block_items(E, &s->u.with.body) : NULL;
   E->fn->in_kernel = false;
   close_scope(E, mark);
   if (!body) return false;
+  /* Per-thread code (elab_simt.c): the kernel binds the thread indices it asked
+   * for; a dimension past threads= has extent 1. */
+  bool simt = ks->threads_bound[0] || ks->threads_bound[1] || ks->threads_bound[2];
+  if (simt && !tl__elab_check_simt_kernel(E, body)) return false;
   tl__elab_at(E, POS(s));
-  return emit(E, items, tl_ir_kernel(E->mod, ng, grid, nthr, threads, bvars, body), POS(s));
+  for (uint32_t i = 0; simt && i < 3; i++)
+    if (ks->threads_bound[i] && i >= nthr) {
+      for (uint32_t j = nthr; j <= i; j++)
+        if (!(threads[j] = tl_ir_i32(E->mod, 1))) return tl__elab_builder_failed(E), false;
+      nthr = i + 1;
+    }
+  tl_ir_stmt *k = tl_ir_kernel(E->mod, ng, grid, nthr, threads, bvars, body);
+  if (k)
+    for (uint32_t i = 0; i < 3; i++) k->u.kernel.thread_vars[i] = ks->threads_bound[i];
+  memset(ks, 0, sizeof *ks);
+  return emit(E, items, k, POS(s));
 }
 
 static bool elab_if(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
