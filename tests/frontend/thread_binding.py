@@ -1,4 +1,4 @@
-"""Per-thread code: T.get_thread_binding gives threadIdx, every thread of the block
+"""Per-thread code: T.get_thread_binding (and T.thread_binding) give threadIdx; every thread of the block
 runs the statements, T.sync_threads separates the phases (upstream's gemv and
 split-k gemv style). A split-k gemv: each (tn, tk) thread accumulates a slice of
 a row in a local register, the partial sums meet in shared memory, and a tree
@@ -14,12 +14,12 @@ def splitk_gemv(N, K, BLOCK_N, RT):
     def main(A: T.Tensor((K,), "float16"), B: T.Tensor((N, K), "float16"), C: T.Tensor((N,), "float32")):
         with T.Kernel(T.ceildiv(N, BLOCK_N), threads=(BLOCK_N, RT)) as bn:
             tn = T.get_thread_binding(0)
-            tk = T.get_thread_binding(1)
+            tk = T.thread_binding(0, RT, thread="threadIdx.y")
             acc = T.alloc_local((1,), "float32")
             part = T.alloc_shared((BLOCK_N, RT), "float32")
             T.clear(acc)
             row = bn * BLOCK_N + tn
-            for k in T.serial(TILE_K):
+            for k in T.Pipelined(TILE_K, num_stages=2):
                 kk = tk * TILE_K + k
                 if row < N and kk < K:
                     acc[0] += A[kk].astype("float32") * B[row, kk].astype("float32")

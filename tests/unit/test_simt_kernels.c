@@ -122,7 +122,10 @@ static void test_refused(void **state) {
      "k.py:7:9: T.copy of a tile in a kernel that uses T.get_thread_binding"},
     {"        f = T.alloc_fragment((64,), \"float32\")\n", "k.py:6:13: T.alloc_fragment in a kernel"},
     {"        s = T.alloc_shared((64,), \"float32\")\n        T.clear(s)\n", "k.py:7:9: T.clear of a tile"},
-    {"        for k in T.Pipelined(4, num_stages=2):\n            B[tx] = A[tx]\n", "k.py:6:9: T.Pipelined in a kernel"},
+    {"        T.fill(B, 0.0)\n", "k.py:6:9: T.fill of a tile in a kernel"},
+    {"        t = T.thread_binding(0, 32, thread=\"threadIdx.x\")\n",
+     "k.py:6:13: T.thread_binding(0, 32, thread=\"threadIdx.x\") does not cover T.Kernel's range of threadIdx.x (0 to 64)"},
+    {"        t = T.thread_binding(64, thread=\"warp\")\n", "k.py:6:41: T.thread_binding: thread must be one of"},
     {"        B[tx] = T.get_thread_binding(3)\n", "k.py:6:38: T.get_thread_binding takes a dimension 0, 1 or 2, got 3"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -144,9 +147,10 @@ static void test_refused(void **state) {
   assert_non_null(strstr(tl_last_error(), "o.py:4:10: T.get_thread_binding must be inside a T.Kernel block"));
 }
 
+static float A[64], B[64];
+
 static tl_status run_f(tl_ir_module *m) {
-  static float A[64], B[64];
-  for (int i = 0; i < 64; i++) A[i] = (float)i;
+  for (int i = 0; i < 64; i++) A[i] = (float)i, B[i] = -1.0f;
   host_tensor h[2];
   tl_value args[] = {ht_wrap(&h[0], TL_DT_FLOAT32, A, 1, 64, 0), ht_wrap(&h[1], TL_DT_FLOAT32, B, 1, 64, 0)};
   return tl_ir_interpret(m, "f", args, 2);
@@ -170,6 +174,22 @@ static void test_races_and_barriers(void **state) {
                        "        B[tx] = s[(tx + 1) % 64]\n";
   TL_ASSERT_OK(parse_kernel(synced, &m));
   TL_ASSERT_OK(run_f(m));
+  for (int u = 0; u < 64; u++) assert_true(B[u] == (float)((u + 1) % 64));
+  tl_ir_module_free(m);
+  /* the same through T.thread_binding (a value, and a loop whose body runs once per
+   * thread) and a T.Pipelined loop, which is serial here */
+  const char *bound = "        s = T.alloc_shared((64,), \"float32\")\n"
+                      "        t = T.thread_binding(0, 64, thread=\"threadIdx.x\")\n"
+                      "        for k in T.Pipelined(2, num_stages=2):\n"
+                      "            s[t] = A[t] + k\n"
+                      "            T.sync_threads()\n"
+                      "            for u in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
+                      "                B[u] = s[(u + 1) % 64]\n"
+                      "            T.sync_threads()\n";
+  TL_ASSERT_OK(parse_kernel(bound, &m));
+  TL_ASSERT_OK(run_f(m));
+  for (int u = 0; u < 64; u++) assert_true(B[u] == (float)((u + 1) % 64 + 1));
+  TL_ASSERT_OK(lower_c(m)); /* the c target splits the pipelined loop's body at its barriers */
   tl_ir_module_free(m);
   const char *divergent = "        if tx < 32:\n"
                           "            T.sync_threads()\n"
@@ -190,12 +210,29 @@ static void test_races_and_barriers(void **state) {
   tl_ir_module_free(m);
 }
 
+/* Out of memory anywhere in parsing a per-thread kernel and lowering it for the c
+ * target (the phase split's vectors, the expanded buffers) is a clean TL_ENOMEM. */
+static tl_status oom_lower(void *ctx) {
+  (void)ctx;
+  tl_ir_module *m = NULL;
+  tl_status s = tl_ir_parse(SIMT_KERNEL_SRC, "st.py", NULL, &m);
+  if (s == TL_OK) s = lower_c(m);
+  tl_ir_module_free(m);
+  return s;
+}
+
+static void test_oom(void **state) {
+  (void)state;
+  assert_true(tl_oom_sweep(oom_lower, NULL, NULL) > 10);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_interp_reference),
     cmocka_unit_test(test_bindings),
     cmocka_unit_test(test_refused),
     cmocka_unit_test(test_races_and_barriers),
+    cmocka_unit_test(test_oom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,7 @@ typedef enum tl__builtin {
   BI_ATOMIC_ADDX, /* T.atomic_addx2/x4: T.atomic_add of `op` (2 or 4) consecutive elements */
   BI_ANY_OF, BI_ALL_OF,
   BI_THREAD_BINDING, BI_BLOCK_BINDING, BI_THREAD_EXTENT, BI_BLOCK_EXTENT, /* T.get_thread_binding(i), ... */
+  BI_THREAD_BINDING_OF, /* T.thread_binding(start, stop, thread="threadIdx.x") in a T.Kernel */
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
   BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
   BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL, BI_PY_ISINSTANCE,
@@ -253,11 +254,13 @@ tl__frame *tl__cur_frame(tl__elab *E);
 /* Records an error at a position; returns the status. */
 tl_status tl__elab_error(tl__elab *E, tl__pos at, const char *fmt, ...) TL_PRINTF(3, 4);
 /* elab_simt.c: T.get_thread_binding(i), T.get_block_binding(i), T.get_thread_extent(i),
- * T.get_block_extent(i) in the T.Kernel being elaborated. */
+ * T.get_block_extent(i) and T.thread_binding(start, stop, thread=tag) (as a value and
+ * as the iterable of a for loop) in the T.Kernel being elaborated. */
 tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__val *fn);
 /* Checks a T.Kernel body that binds thread indices (per-thread code) for the
- * constructs such kernels support, with the error at the first one that is not. */
-bool tl__elab_check_simt_kernel(tl__elab *E, const tl_ir_stmt *body);
+ * constructs such kernels support, with the error at the first one that is not;
+ * returns the body with its T.Pipelined loops serial, NULL on error. */
+tl_ir_stmt *tl__elab_check_simt_kernel(tl__elab *E, tl_ir_stmt *body);
 /* Sets the builder's location for the nodes made next. */
 void tl__elab_at(tl__elab *E, tl__pos at);
 /* A NULL came back from the builder: records its status (out of memory, usually). */

@@ -43,6 +43,7 @@ static const tl__builtin_info LANG[] = {
   {"get_block_binding", BI_BLOCK_BINDING, -1},
   {"get_thread_extent", BI_THREAD_EXTENT, -1},
   {"get_block_extent", BI_BLOCK_EXTENT, -1},
+  {"thread_binding", BI_THREAD_BINDING_OF, -1},
   /* hints: accepted and recorded (elab_hints.c) */
   {"use_swizzle", BI_HINT, -1},
   {"annotate_layout", BI_HINT, -1},

@@ -11,10 +11,10 @@
  * barriers (lower_simt_cpu.c), the GPU lowering in every thread.
  *
  * Supported in such a kernel: scalar and element code (lets, stores, loads), ifs,
- * serial/unrolled/vectorized loops, T.sync_threads, shared, local and local.var
+ * serial/unrolled/vectorized loops (T.Pipelined ones become serial), T.sync_threads, shared, local and local.var
  * buffers, T.clear/T.fill of this thread's local buffers and atomics on one
  * element. Block-wide tile operations (T.copy of tiles, T.gemm, reductions, scans),
- * T.Parallel and T.Pipelined loops and fragments would need their collective
+ * T.Parallel loops and fragments would need their collective
  * meaning mixed with per-thread code; they are refused at their line. */
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +39,58 @@ static bool const_dim(tl__elab *E, const tl__ast_expr *e, const char *n, int64_t
 
 static const char *const k_thread_names[3] = {"tx", "ty", "tz"};
 
+static const char *const k_tags[6] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                       "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
+
+/* T.thread_binding(start, stop, thread=tag): T.Kernel's index of that tag, whose
+ * range must be the kernel's own (the kernel launched the threads). *id is the
+ * builtin it amounts to and *dim its dimension. */
+static bool binding_of(tl__elab *E, const tl__ast_expr *e, const char *n, tl__builtin *id, int64_t *dim) {
+  static const char *const names[] = {"start", "stop", "thread"};
+  const tl__ast_expr *a[3];
+  if (!tl__call_args(E, e, n, names, 3, 1, a)) return false;
+  if (!a[2]) {
+    tl__elab_error(E, POS(e), "%s needs thread=\"threadIdx.x\" (or another thread or block index)", n);
+    return false;
+  }
+  tl__val *tag = tl__eval(E, a[2]);
+  if (!tag) return false;
+  int t = -1;
+  for (int i = 0; tag->kind == V_STR && i < 6; i++)
+    if (strlen(tag->u.str.s) == tag->u.str.n && strcmp(tag->u.str.s, k_tags[i]) == 0) t = i;
+  if (t < 0) {
+    tl__elab_error(E, POS(a[2]), "%s: thread must be one of threadIdx.x/y/z or blockIdx.x/y/z", n);
+    return false;
+  }
+  int64_t lo = 0, ext;
+  tl__val *x = tl__eval(E, a[0]);
+  if (!x || !tl__as_int(E, x, POS(a[0]), a[1] ? "the start" : "the extent", a[1] ? &lo : &ext)) return false;
+  if (a[1]) {
+    tl__val *hi = tl__eval(E, a[1]);
+    int64_t h;
+    if (!hi || !tl__as_int(E, hi, POS(a[1]), "the stop", &h)) return false;
+    ext = h - lo;
+  }
+  const tl__kernel_scope *k = &E->fn->kernel;
+  *dim = t % 3;
+  *id = t < 3 ? BI_THREAD_BINDING : BI_BLOCK_BINDING;
+  const tl_ir_expr *have = t < 3 ? ((uint32_t)*dim < k->nt ? k->threads[*dim] : NULL)
+                                 : ((uint32_t)*dim < k->ng ? k->grid[*dim] : NULL);
+  int64_t want = have ? -1 : 1;
+  if (have && have->kind == TL_EXPR_INT) want = have->u.int_value;
+  if (lo != 0 || (want >= 0 && ext != want)) {
+    tl__elab_error(E, POS(e), "%s(%lld, %lld, thread=\"%s\") does not cover T.Kernel's range of %s (0 to %lld)", n,
+                   (long long)lo, (long long)(lo + ext), k_tags[t], k_tags[t], (long long)want);
+    return false;
+  }
+  if (want < 0) {
+    tl__elab_error(E, POS(e), "%s: T.Kernel's extent of %s is not a constant; use T.get_%s_binding(%d)", n, k_tags[t],
+                   t < 3 ? "thread" : "block", (int)*dim);
+    return false;
+  }
+  return true;
+}
+
 tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__val *fn) {
   const char *n = fn->u.bi.name;
   if (!E->fn || !E->fn->in_kernel) {
@@ -46,10 +98,11 @@ tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__v
     return NULL;
   }
   int64_t d;
-  if (!const_dim(E, e, n, &d)) return NULL;
+  tl__builtin id = (tl__builtin)fn->u.bi.id;
+  if (id == BI_THREAD_BINDING_OF ? !binding_of(E, e, n, &id, &d) : !const_dim(E, e, n, &d)) return NULL;
   tl__kernel_scope *k = &E->fn->kernel;
   tl__elab_at(E, POS(e));
-  switch ((tl__builtin)fn->u.bi.id) {
+  switch (id) {
     case BI_BLOCK_EXTENT:
       return tl__val_expr(E, (uint32_t)d < k->ng && k->grid[d] ? k->grid[d] : tl_ir_i32(E->mod, 1));
     case BI_THREAD_EXTENT:
@@ -115,7 +168,6 @@ static bool check_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
   switch (s->kind) {
     case TL_STMT_FOR:
       if (s->u.loop.kind == TL_FOR_PARALLEL) return refuse(c, s->span, "T.Parallel");
-      if (s->u.loop.kind == TL_FOR_PIPELINED) return refuse(c, s->span, "T.Pipelined");
       if (s->u.loop.kind == TL_FOR_THREAD) return refuse(c, s->span, "a thread-bound loop");
       return true;
     case TL_STMT_ALLOC:
@@ -144,9 +196,23 @@ static bool check_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
   }
 }
 
-bool tl__elab_check_simt_kernel(tl__elab *E, const tl_ir_stmt *body) {
+/* T.Pipelined over per-thread code has nothing to overlap (no tile copies): its
+ * serial meaning, as a serial loop, so that no path plans stages for it. */
+static tl_ir_stmt *serial_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
+  tl_ir_stmt *r = tl_ir_mutate_stmt_children(mu, s);
+  if (!r || r->kind != TL_STMT_FOR || r->u.loop.kind != TL_FOR_PIPELINED) return r;
+  tl_ir_builder_set_loc(mu->mod, r->span);
+  return tl_ir_for(mu->mod, TL_FOR_SERIAL, r->u.loop.n, r->u.loop.vars, r->u.loop.mins, r->u.loop.extents,
+                   r->u.loop.body);
+}
+
+tl_ir_stmt *tl__elab_check_simt_kernel(tl__elab *E, tl_ir_stmt *body) {
   simt_check c = {E, false};
   tl_ir_visitor v = {NULL, check_stmt, &c};
   tl_ir_visit_stmt(&v, body);
-  return !c.failed;
+  if (c.failed) return NULL;
+  tl_ir_mutator mu = {E->mod, NULL, serial_stmt, NULL, TL_OK};
+  tl_ir_stmt *r = tl_ir_mutate_stmt(&mu, body);
+  if (!r) tl__elab_builder_failed(E);
+  return r;
 }

@@ -557,6 +557,21 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     case BI_PIPELINED: kind = TL_FOR_PIPELINED; break;
     case BI_UNROLL: kind = TL_FOR_UNROLLED; break;
     case BI_VECTORIZED: kind = TL_FOR_VECTORIZED; break;
+    case BI_THREAD_BINDING_OF: { /* the loop is the thread's own index: its body runs once, per thread */
+      const tl__ast_expr *t = s->u.for_.target;
+      if (t->kind != AE_NAME) {
+        tl__elab_error(E, POS(t), "%s binds one loop variable", bi.name);
+        return false;
+      }
+      tl__val *v = tl__eval(E, it);
+      size_t mark;
+      if (!v) return false;
+      if (!open_scope(E, &mark, POS(s))) return close_scope(E, mark), false;
+      bool ok = tl__bind(E, t->u.name, v, B_LOOP, t->line, t->col);
+      tl_ir_stmt *body = ok ? block_items(E, &s->u.for_.body) : NULL;
+      close_scope(E, mark);
+      return body && emit(E, items, body, POS(s));
+    }
     default:
       tl__elab_error(E, POS(it), "a for loop cannot iterate over %s", bi.name);
       return false;
@@ -780,7 +795,7 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   /* Per-thread code (elab_simt.c): the kernel binds the thread indices it asked
    * for; a dimension past threads= has extent 1. */
   bool simt = ks->threads_bound[0] || ks->threads_bound[1] || ks->threads_bound[2];
-  if (simt && !tl__elab_check_simt_kernel(E, body)) return false;
+  if (simt && !(body = tl__elab_check_simt_kernel(E, body))) return false;
   tl__elab_at(E, POS(s));
   for (uint32_t i = 0; simt && i < 3; i++)
     if (ks->threads_bound[i] && i >= nthr) {
