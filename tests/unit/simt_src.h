@@ -6,7 +6,8 @@
  * thread sums its 4 columns in a local register, counts its positive elements in
  * a local.var, writes P itself; the partial sums meet in shared memory and a tree
  * over the 4 threads with a barrier per level gives S; the counts go through a
- * shared atomic into C. Plain data. */
+ * shared atomic into C; each thread adds its 2 elements of W into row tr of Q
+ * with T.atomic_addx2 (threads of every block race there). Plain data. */
 #ifndef TL_SIMT_SRC_H
 #define TL_SIMT_SRC_H
 
@@ -16,7 +17,8 @@
 #define SIMT_KERNEL_SRC \
   "import tilelang.language as T\n" \
   "@T.prim_func\n" \
-  "def st(A: T.Tensor((37, 16), \"float32\"), S: T.Tensor((37,), \"float32\"), P: T.Tensor((37, 16), \"float32\"), C: T.Tensor((5,), \"int32\")):\n" \
+  "def st(A: T.Tensor((37, 16), \"float32\"), S: T.Tensor((37,), \"float32\"), P: T.Tensor((37, 16), \"float32\"), C: T.Tensor((5,), \"int32\"),\n" \
+  "       W: T.Tensor((37, 8), \"int32\"), Q: T.Tensor((8, 2), \"int32\")):\n" \
   "    with T.Kernel(5, threads=(4, 8)) as bx:\n" \
   "        tk = T.get_thread_binding(0)\n" \
   "        tr = T.get_thread_binding(1)\n" \
@@ -40,6 +42,8 @@
   "                    cnt += 1\n" \
   "                P[row, col] = v * T.Cast(\"float32\", tk + 1)\n" \
   "        part[tr, tk] = acc[0]\n" \
+  "        if row < 37:\n" \
+  "            T.atomic_addx2(Q[tr, 0:2], W[row, 2 * tk:2 * tk + 2])\n" \
   "        T.sync_threads()\n" \
   "        T.atomic_add(total[0], cnt)\n" \
   "        for lvl in T.serial(2):\n" \

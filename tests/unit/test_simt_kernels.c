@@ -37,13 +37,19 @@ static void test_interp_reference(void **state) {
   TL_ASSERT_OK(tl_ir_verify_module(m));
   uint64_t seed = 11;
   static float A[SIMT_ROWS * 16], S[SIMT_ROWS], P[SIMT_ROWS * 16];
-  int32_t C[SIMT_BLOCKS];
+  int32_t C[SIMT_BLOCKS], W[SIMT_ROWS * 8], Q[8 * 2] = {0}, qw[8 * 2] = {0};
+  for (int i = 0; i < SIMT_ROWS * 8; i++) W[i] = (int32_t)(test_uniform(&seed) * 1000.0);
   /* quarters: sums of 4 in any association are exact */
   for (int i = 0; i < SIMT_ROWS * 16; i++) A[i] = (float)(int)(test_uniform(&seed) * 16.0 - 8.0) * 0.25f;
-  host_tensor h[4];
+  host_tensor h[6];
   tl_value args[] = {ht_wrap(&h[0], TL_DT_FLOAT32, A, 2, SIMT_ROWS, 16), ht_wrap(&h[1], TL_DT_FLOAT32, S, 1, SIMT_ROWS, 0),
-                     ht_wrap(&h[2], TL_DT_FLOAT32, P, 2, SIMT_ROWS, 16), ht_wrap(&h[3], TL_DT_INT32, C, 1, SIMT_BLOCKS, 0)};
-  TL_ASSERT_OK(tl_ir_interpret(m, "st", args, 4));
+                     ht_wrap(&h[2], TL_DT_FLOAT32, P, 2, SIMT_ROWS, 16), ht_wrap(&h[3], TL_DT_INT32, C, 1, SIMT_BLOCKS, 0),
+                     ht_wrap(&h[4], TL_DT_INT32, W, 2, SIMT_ROWS, 8),     ht_wrap(&h[5], TL_DT_INT32, Q, 2, 8, 2)};
+  TL_ASSERT_OK(tl_ir_interpret(m, "st", args, 6));
+  for (int r = 0; r < SIMT_ROWS; r++)
+    for (int k = 0; k < 8; k++) qw[(r % 8) * 2 + k % 2] += W[r * 8 + k];
+  for (int i = 0; i < 16; i++)
+    if (Q[i] != qw[i]) fail_msg("Q[%d]: got %d, want %d", i, Q[i], qw[i]);
   int32_t cw[SIMT_BLOCKS] = {0};
   for (int r = 0; r < SIMT_ROWS; r++) {
     float part[4];
@@ -123,6 +129,7 @@ static void test_refused(void **state) {
     {"        f = T.alloc_fragment((64,), \"float32\")\n", "k.py:6:13: T.alloc_fragment in a kernel"},
     {"        s = T.alloc_shared((64,), \"float32\")\n        T.clear(s)\n", "k.py:7:9: T.clear of a tile"},
     {"        T.fill(B, 0.0)\n", "k.py:6:9: T.fill of a tile in a kernel"},
+    {"        T.atomic_add(B[0:4], A[0:4])\n", "k.py:6:9: T.atomic_add of a tile in a kernel"},
     {"        t = T.thread_binding(0, 32, thread=\"threadIdx.x\")\n",
      "k.py:6:13: T.thread_binding(0, 32, thread=\"threadIdx.x\") does not cover T.Kernel's range of threadIdx.x (0 to 64)"},
     {"        t = T.thread_binding(64, thread=\"warp\")\n", "k.py:6:41: T.thread_binding: thread must be one of"},

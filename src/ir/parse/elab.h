@@ -165,11 +165,17 @@ struct tl__prim_func_val {
 
 typedef enum tl__fkind { FK_PRIM_FUNC, FK_JIT, FK_FACTORY } tl__fkind;
 
+typedef struct tl__addx_call {
+  const tl_ir_expr *call; /* a T.atomic_add made by T.atomic_addx2/x4 */
+  struct tl__addx_call *next;
+} tl__addx_call;
+
 typedef struct tl__kernel_scope {
   uint32_t ng, nt;
   tl_ir_expr *grid[3], *threads[3];
   tl_ir_var *blocks[3], *threads_bound[3];
   uint32_t first_line, first_col;
+  tl__addx_call *addx; /* in the parse arena: each thread's own vector atomics in per-thread code */
 } tl__kernel_scope;
 
 typedef struct tl__fstate {

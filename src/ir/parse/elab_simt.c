@@ -11,11 +11,13 @@
  * barriers (lower_simt_cpu.c), the GPU lowering in every thread.
  *
  * Supported in such a kernel: scalar and element code (lets, stores, loads), ifs,
- * serial/unrolled/vectorized loops (T.Pipelined ones become serial), T.sync_threads, shared, local and local.var
- * buffers, T.clear/T.fill of this thread's local buffers and atomics on one
- * element. Block-wide tile operations (T.copy of tiles, T.gemm, reductions, scans),
- * T.Parallel loops and fragments would need their collective
- * meaning mixed with per-thread code; they are refused at their line. */
+ * serial, unrolled and vectorized loops (T.Pipelined ones become serial: there is
+ * nothing to overlap), T.sync_threads, shared, local and local.var buffers,
+ * T.clear/T.fill of this thread's local buffers, atomics on one element and
+ * T.atomic_addx2/x4 (each thread's own vector atomic). Block-wide tile operations
+ * (T.copy of tiles, T.gemm, reductions, scans), T.Parallel loops and fragments
+ * would need their collective meaning mixed with per-thread code; they are
+ * refused at their line. */
 #include <stdio.h>
 #include <string.h>
 
@@ -185,6 +187,9 @@ static bool check_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
         case TL_OP_ATOMIC_ADD: case TL_OP_ATOMIC_MAX: case TL_OP_ATOMIC_MIN:
           if (e->u.call.nargs == 2 && is_element(e->u.call.args[0]) && e->u.call.args[1]->kind != TL_EXPR_REGION)
             return true;
+          /* T.atomic_addx2/x4: upstream's per-thread vector atomic of 2 or 4 elements */
+          for (const tl__addx_call *a = c->E->fn->kernel.addx; a; a = a->next)
+            if (a->call == e) return true;
           break;
         default: break;
       }
