@@ -232,6 +232,10 @@ typedef enum tl_ir_op {
   TL_OP_ATOMIC_MAX, TL_OP_ATOMIC_MIN,
   /* lowered builtins of those: (R dst of extent 1 in every dim, E value) */
   TL_OP_ATOMIC_MAX_ELEM, TL_OP_ATOMIC_MIN_ELEM,
+  /* T.assume(cond) (a value op standing as a TL_STMT_EVAL; bool): a fact the
+   * program asserts. The interpreter checks it (false is an error at the call);
+   * lowering drops it (lower_tile_ops), as upstream's code has no check. */
+  TL_OP_ASSUME,
   TL_OP__COUNT
 } tl_ir_op;
 

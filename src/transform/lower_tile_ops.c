@@ -725,6 +725,14 @@ static tl_ir_stmt *lower_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
     }
     return r ? r : s;
   }
+  if (s->kind == TL_STMT_EVAL && s->u.eval.expr && s->u.eval.expr->kind == TL_EXPR_CALL &&
+      s->u.eval.expr->u.call.op == TL_OP_ASSUME) {
+    /* T.assume: a fact the interpreter checks; compiled code, as upstream's, has no check */
+    tl_ir_span old = tl__loc_push(mu->mod, s->span);
+    tl_ir_stmt *r = tl_ir_seq(mu->mod, 0, NULL);
+    tl_ir_builder_set_loc(mu->mod, old);
+    return r;
+  }
   if (s->kind == TL_STMT_FOR || s->kind == TL_STMT_LET || s->kind == TL_STMT_KERNEL) {
     size_t mark = tl__bounds_mark(&c->b);
     tl_status st = tl__bounds_enter(&c->b, s);

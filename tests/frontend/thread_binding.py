@@ -1,6 +1,6 @@
 """Per-thread code: T.get_thread_binding (and T.thread_binding) give threadIdx; every thread of the block
-runs the statements, T.sync_threads separates the phases (upstream's gemv and
-split-k gemv style). A split-k gemv: each (tn, tk) thread accumulates a slice of
+runs the statements, T.sync_threads separates the phases, T.assume states a fact
+(upstream's gemv and split-k gemv style). A split-k gemv: each (tn, tk) thread accumulates a slice of
 a row in a local register, the partial sums meet in shared memory, and a tree
 reduction over tk with barriers between its levels gives the row's sum."""
 import tilelang.language as T
@@ -19,6 +19,7 @@ def splitk_gemv(N, K, BLOCK_N, RT):
             part = T.alloc_shared((BLOCK_N, RT), "float32")
             T.clear(acc)
             row = bn * BLOCK_N + tn
+            T.assume(tk < RT)
             for k in T.Pipelined(TILE_K, num_stages=2):
                 kk = tk * TILE_K + k
                 if row < N and kk < K:

@@ -217,6 +217,24 @@ static void test_races_and_barriers(void **state) {
   tl_ir_module_free(m);
 }
 
+/* T.assume(cond): the interpreter checks the fact in every thread (an error at the
+ * call when one thread's does not hold); the compiled code has no check. */
+static void test_assume(void **state) {
+  (void)state;
+  tl_ir_module *m;
+  TL_ASSERT_OK(parse_kernel("        T.assume(tx < 64 and tx >= 0)\n        B[tx] = A[tx] * 2.0\n", &m));
+  TL_ASSERT_OK(run_f(m));
+  for (int u = 0; u < 64; u++) assert_true(B[u] == 2.0f * (float)u);
+  TL_ASSERT_OK(lower_c(m));
+  tl_ir_module_free(m);
+  TL_ASSERT_OK(parse_kernel("        T.assume(tx < 63)\n        B[tx] = A[tx]\n", &m));
+  TL_ASSERT_ERR(run_f(m), TL_ERUNTIME, "k.py:6:9: T.assume: the assumed condition does not hold");
+  tl_ir_module_free(m);
+  assert_int_equal(parse_kernel("        B[tx] = T.assume(tx < 63)\n", &m), TL_EINVAL);
+  assert_non_null(strstr(tl_last_error(), "k.py:6:17: T.assume is a statement; it has no value"));
+  assert_int_equal(parse_kernel("        T.assume(A)\n", &m), TL_EINVAL);
+}
+
 /* Out of memory anywhere in parsing a per-thread kernel and lowering it for the c
  * target (the phase split's vectors, the expanded buffers) is a clean TL_ENOMEM. */
 static tl_status oom_lower(void *ctx) {
@@ -239,6 +257,7 @@ int main(void) {
     cmocka_unit_test(test_bindings),
     cmocka_unit_test(test_refused),
     cmocka_unit_test(test_races_and_barriers),
+    cmocka_unit_test(test_assume),
     cmocka_unit_test(test_oom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,6 +75,7 @@ typedef enum tl__builtin {
   BI_ANY_OF, BI_ALL_OF,
   BI_THREAD_BINDING, BI_BLOCK_BINDING, BI_THREAD_EXTENT, BI_BLOCK_EXTENT, /* T.get_thread_binding(i), ... */
   BI_THREAD_BINDING_OF, /* T.thread_binding(start, stop, thread="threadIdx.x") in a T.Kernel */
+  BI_ASSUME,            /* T.assume(cond): a statement */
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
   BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
   BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL, BI_PY_ISINSTANCE,
@@ -176,6 +177,7 @@ typedef struct tl__kernel_scope {
   tl_ir_var *blocks[3], *threads_bound[3];
   uint32_t first_line, first_col;
   tl__addx_call *addx; /* in the parse arena: each thread's own vector atomics in per-thread code */
+  const char *name_hint; /* `tn = T.get_thread_binding(0)`: the name a new thread variable takes */
 } tl__kernel_scope;
 
 typedef struct tl__fstate {

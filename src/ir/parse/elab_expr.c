@@ -101,7 +101,7 @@ static tl__val *misplaced(tl__elab *E, const tl__ast_expr *e, const tl__val *fn)
       tl__elab_error(E, POS(e), "%s is a statement here: its previous value (return_prev=True) is not supported", n);
       break;
     case BI_COPY: case BI_FILL: case BI_CLEAR: case BI_GEMM: case BI_REDUCE: case BI_CUMSUM:
-    case BI_SYNC_THREADS:
+    case BI_SYNC_THREADS: case BI_ASSUME:
       tl__elab_error(E, POS(e), "%s is a statement; it has no value", n);
       break;
     case BI_TENSOR: case BI_BUFFER:

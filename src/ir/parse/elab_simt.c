@@ -119,7 +119,8 @@ tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__v
     default: break;
   }
   if (!k->threads_bound[d]) {
-    if (!(k->threads_bound[d] = tl_ir_var_new(E->mod, k_thread_names[d], TL_DT_INT32))) {
+    const char *name = k->name_hint ? k->name_hint : k_thread_names[d];
+    if (!(k->threads_bound[d] = tl_ir_var_new(E->mod, name, TL_DT_INT32))) {
       tl__elab_builder_failed(E);
       return NULL;
     }

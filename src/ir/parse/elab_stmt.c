@@ -841,6 +841,23 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
         return false;
       }
       return emit(E, items, tl__elab_tile_op(E, e, &bi), POS(s));
+    case BI_ASSUME: {
+      if (!E->fn->in_kernel) {
+        tl__elab_error(E, POS(e), "%s must be inside a T.Kernel block", bi.name);
+        return false;
+      }
+      static const char *const names[] = {"cond"};
+      const tl__ast_expr *a[1];
+      if (!tl__call_args(E, e, bi.name, names, 1, 1, a)) return false;
+      tl__val *v = tl__eval(E, a[0]);
+      tl_ir_expr *cond = v ? tl__to_cond(E, v, POS(a[0])) : NULL;
+      if (!cond) return false;
+      tl__elab_at(E, POS(e));
+      tl_ir_expr *call = tl_ir_call(E->mod, TL_OP_ASSUME, TL_DT_BOOL, 1, &cond);
+      tl_ir_stmt *st = call ? tl_ir_eval(E->mod, call) : NULL;
+      if (!st) return tl__elab_builder_failed(E), false;
+      return emit(E, items, st, POS(s));
+    }
     case BI_HINT: return tl__elab_hint_stmt(E, e, &bi);
     case BI_FUNC_ATTR: return tl__elab_func_attr(E, e);
     default: break;
@@ -870,6 +887,20 @@ static bool elab_assign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   switch (id) {
     case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: case BI_ALLOC_VAR:
       return alloc_assign(E, s, value, &bi, items);
+    case BI_THREAD_BINDING: case BI_THREAD_BINDING_OF: case BI_BLOCK_BINDING:
+      /* tn = T.get_thread_binding(0): the name is the kernel's index itself (no LET),
+       * as `as bx` binds a block index; a new thread variable takes the name */
+      if (s->u.assign.target->kind == AE_NAME && E->fn && E->fn->in_kernel) {
+        const tl__ast_expr *t = s->u.assign.target;
+        if (!check_rebind(E, t->u.name, POS(t))) return false;
+        E->fn->kernel.name_hint = t->u.name;
+        tl__val *v = tl__eval(E, value);
+        E->fn->kernel.name_hint = NULL;
+        if (!v) return false;
+        if (v->kind == V_VAR) return tl__bind(E, t->u.name, v, B_BLOCK, t->line, t->col);
+        return assign_to(E, t, v, items);
+      }
+      break;
     case BI_CONST: return jit_const(E, s, value, &bi);
     case BI_EMPTY: return jit_empty(E, s, value, &bi);
     case BI_SYMBOLIC: {
