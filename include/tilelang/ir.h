@@ -233,10 +233,10 @@ typedef enum tl_ir_op {
   /* lowered builtins of those: (R dst of extent 1 in every dim, E value) */
   TL_OP_ATOMIC_MAX_ELEM, TL_OP_ATOMIC_MIN_ELEM,
   /* Asynchronous global -> shared copies (made by the GPU passes for T.Pipelined's
-   * stages: gpu_pipeline, gpu_async_copy; statements like the tile ops), as PTX's
+   * stages: gpu_software_pipeline, gpu_async_copy; statements like the tile ops), as PTX's
    * cp.async (sm_80 and later). T.cp_async (R dst, R src, N bytes, E valid): dst
-   * one element of a shared buffer, src one of a global buffer, bytes 4, 8 or 16
-   * (a multiple of both dtypes' sizes, both addresses aligned to it); when valid,
+   * one element of a shared buffer, src one of a global buffer of the same dtype,
+   * bytes 4, 8 or 16 (whole elements, both addresses aligned to it); when valid,
    * the bytes at src are read, else zeros; they land at dst only when a
    * T.cp_async_wait of this thread covers the copy's group: until then dst keeps
    * what it held (reading it is the bug a missing wait makes, and the interpreter
@@ -249,6 +249,10 @@ typedef enum tl_ir_op {
   /* T.cp_async_wait (N n): waits until at most n of this thread's committed
    * groups are pending, the oldest landing first (cp.async.wait_group n). */
   TL_OP_CP_ASYNC_WAIT,
+  /* T.assume(cond) (a value op standing as a TL_STMT_EVAL; bool): a fact the
+   * program asserts. The interpreter checks it (false is an error at the call);
+   * lowering drops it (lower_tile_ops), as upstream's code has no check. */
+  TL_OP_ASSUME,
   TL_OP__COUNT
 } tl_ir_op;
 

@@ -96,7 +96,8 @@
   X(ARG_DATA_IS_NULL, "T.arg_data_is_null", 1, NONE)       \
   X(ARG_INT, "T.arg_int", 1, NONE)                         \
   X(ARG_FLOAT, "T.arg_float", 1, NONE)                     \
-  X(ARG_DATA_ALIGNED, "T.arg_data_aligned", 2, NONE)
+  X(ARG_DATA_ALIGNED, "T.arg_data_aligned", 2, NONE)     \
+  X(ASSUME, "T.assume", 1, ASSUME)
 
 /* clang-format off */
 #define TL__TILE_OPS(X)                                                                                        \

@@ -74,6 +74,9 @@ tl_status tl__verify_value_call(const tl__verify_ctx *c, const tl_ir_expr *e) {
       return tl__verify_error(c, e->span, "%s needs two integers of one type, not %s and %s", name, tl__dtype_str(t).s,
                       tl__dtype_str(a[1]->dtype).s);
     break;
+  case TL_OP_ASSUME:
+    if (!tl_dtype_is_bool(t)) return tl__verify_error(c, e->span, "%s needs a bool condition, not %s", name, tl__dtype_str(t).s);
+    break;
   case TL_OP_WARP_SHFL_XOR:
     if (!is_numeric(t)) return tl__verify_error(c, e->span, "%s needs a number, not %s", name, tl__dtype_str(t).s);
     if (!tl_dtype_is_int(a[1]->dtype))

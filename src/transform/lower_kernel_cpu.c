@@ -11,14 +11,17 @@
  * kernel as the verifier wants. The block loop is the only TL_FOR_PARALLEL of the
  * kernel: T.Parallel and T.Pipelined loops inside become serial (their iterations
  * run in order on one core; vectorized and unrolled loops keep their kind as
- * hints), barriers are dropped (one core runs the whole block). Thread loops and
- * kernels that already bind thread indices are not tile-level code: refused. */
+ * hints), barriers are dropped (one core runs the whole block). A kernel that
+ * binds thread indices (per-thread code, T.get_thread_binding) runs its threads as
+ * loops between its barriers (lower_simt_cpu.c). Thread loops are refused. */
 #include "base/error.h"
+#include "transform/lower_simt_cpu.h"
 #include "transform/pass.h"
 #include "transform/util.h"
 
 typedef struct kctx {
   int depth; /* > 0 inside a kernel body */
+  bool keep_barriers; /* a kernel of per-thread code: lower_simt_cpu splits it at them */
 } kctx;
 
 static const char *const k_block_names[3] = {"bx", "by", "bz"};
@@ -26,18 +29,22 @@ static const char *const k_block_names[3] = {"bx", "by", "bz"};
 static tl_ir_stmt *lower_kernel(tl_ir_mutator *mu, tl_ir_stmt *s) {
   tl_ir_module *mod = mu->mod;
   kctx *c = mu->ctx;
-  for (int i = 0; i < 3; i++)
-    if (s->u.kernel.thread_vars[i]) {
-      tl_ir_mutator_fail(mu, tl__pass_error(TL_EUNSUPPORTED, s->span,
-                                            "T.Kernel binds thread index '%s': the c target lowers block-level "
-                                            "tile programs only",
-                                            s->u.kernel.thread_vars[i]->name));
-      return NULL;
-    }
+  /* Per-thread code (the kernel binds thread indices): its threads become loops
+   * between its barriers (lower_simt_cpu.c), so the barriers stay until then. */
+  bool simt = s->u.kernel.thread_vars[0] || s->u.kernel.thread_vars[1] || s->u.kernel.thread_vars[2];
   c->depth++;
+  c->keep_barriers = simt;
   tl_ir_stmt *body = tl_ir_mutate_stmt(mu, s->u.kernel.body);
+  c->keep_barriers = false;
   c->depth--;
   if (!body) return NULL;
+  if (simt) {
+    tl_status st = tl__lower_simt_cpu(mod, s, body, &body);
+    if (st != TL_OK) {
+      tl_ir_mutator_fail(mu, st);
+      return NULL;
+    }
+  }
   uint32_t n = s->u.kernel.grid_ndim;
   tl_ir_span old = tl__loc_push(mod, s->span);
   tl_ir_var *vars[3];
@@ -59,7 +66,7 @@ static tl_ir_stmt *lower_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   tl_ir_module *mod = mu->mod;
   if (s->kind == TL_STMT_KERNEL) return lower_kernel(mu, s);
   if (c->depth == 0) return tl_ir_mutate_stmt_children(mu, s);
-  if (s->kind == TL_STMT_BARRIER) {
+  if (s->kind == TL_STMT_BARRIER && !c->keep_barriers) {
     tl_ir_span old = tl__loc_push(mod, s->span);
     tl_ir_stmt *r = tl_ir_seq(mod, 0, NULL);
     tl_ir_builder_set_loc(mod, old);

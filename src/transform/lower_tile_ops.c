@@ -53,6 +53,7 @@ typedef struct lower_ctx {
   tl_ir_module *mod;
   tl__bounds b;
   bool parallel; /* element-wise ops only, as one T.Parallel loop each */
+  bool per_thread; /* inside a T.Kernel that binds thread indices: every thread runs each op */
 } lower_ctx;
 
 /* A region operand. */
@@ -622,10 +623,13 @@ static tl_status lower_cumsum(lower_ctx *c, const tl_ir_expr *call, tl_ir_stmt *
 /* ------------------------------------------------------------ T.atomic_add */
 
 /* dst[idx] = dst[idx] <combine> value (T.atomic_add: +, T.atomic_max: max, ...;
- * the op's FOLD): atomically on global memory (blocks run in parallel), through
- * the op's one-element atomic. */
-static tl_ir_stmt *add_elem(tl_ir_module *mod, tl_ir_op op, const reg *dst, tl_ir_expr **idx, tl_ir_expr *value) {
-  if (!dst->global)
+ * the op's FOLD): atomically on global memory (blocks run in parallel), and on
+ * shared memory in per-thread code (the block's threads race), through the op's
+ * one-element atomic. */
+static tl_ir_stmt *add_elem(const lower_ctx *c, tl_ir_op op, const reg *dst, tl_ir_expr **idx, tl_ir_expr *value) {
+  tl_ir_module *mod = c->mod;
+  bool shared = dst->buf->scope == TL_SCOPE_SHARED || dst->buf->scope == TL_SCOPE_SHARED_DYN;
+  if (!dst->global && !(c->per_thread && shared))
     return tl_ir_store(mod, dst->buf, dst->ndim, idx,
                        tl__fold_combine(mod, op, tl_ir_load(mod, dst->buf, dst->ndim, idx), value));
   tl_ir_expr *ones[MAX_DIMS];
@@ -651,7 +655,7 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
     TL__TRY(region_loops(c, &dst, &L, lv));
     tl_ir_expr *idx[MAX_DIMS];
     for (uint32_t d = 0; d < dst.ndim; d++) idx[d] = index_of(mod, &dst, d, &L, lv);
-    tl_ir_stmt *s = build_loops(mod, &L, add_elem(mod, call->u.call.op, &dst, idx, use));
+    tl_ir_stmt *s = build_loops(mod, &L, add_elem(c, call->u.call.op, &dst, idx, use));
     *out = v ? tl_ir_let(mod, v, value, s) : s;
     return *out ? TL_OK : tl__built(mod, NULL);
   }
@@ -673,7 +677,7 @@ static tl_status lower_atomic_add(lower_ctx *c, const tl_ir_expr *call, tl_ir_st
   for (uint32_t d = 0; d < src.ndim; d++) sidx[d] = index_of(mod, &src, d, &L, sl);
   for (uint32_t d = 0; d < dst.ndim; d++) didx[d] = index_of(mod, &dst, d, &L, dl);
   tl_ir_expr *value = tl__convert(mod, dt, tl_ir_load(mod, src.buf, src.ndim, sidx));
-  *out = build_loops(mod, &L, add_elem(mod, call->u.call.op, &dst, didx, value));
+  *out = build_loops(mod, &L, add_elem(c, call->u.call.op, &dst, didx, value));
   return *out ? TL_OK : tl__built(mod, NULL);
 }
 
@@ -721,6 +725,14 @@ static tl_ir_stmt *lower_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
     }
     return r ? r : s;
   }
+  if (s->kind == TL_STMT_EVAL && s->u.eval.expr && s->u.eval.expr->kind == TL_EXPR_CALL &&
+      s->u.eval.expr->u.call.op == TL_OP_ASSUME) {
+    /* T.assume: a fact the interpreter checks; compiled code, as upstream's, has no check */
+    tl_ir_span old = tl__loc_push(mu->mod, s->span);
+    tl_ir_stmt *r = tl_ir_seq(mu->mod, 0, NULL);
+    tl_ir_builder_set_loc(mu->mod, old);
+    return r;
+  }
   if (s->kind == TL_STMT_FOR || s->kind == TL_STMT_LET || s->kind == TL_STMT_KERNEL) {
     size_t mark = tl__bounds_mark(&c->b);
     tl_status st = tl__bounds_enter(&c->b, s);
@@ -728,7 +740,11 @@ static tl_ir_stmt *lower_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
       tl_ir_mutator_fail(mu, st);
       return NULL;
     }
+    bool outer = c->per_thread;
+    if (s->kind == TL_STMT_KERNEL)
+      c->per_thread = s->u.kernel.thread_vars[0] || s->u.kernel.thread_vars[1] || s->u.kernel.thread_vars[2];
     tl_ir_stmt *r = tl_ir_mutate_stmt_children(mu, s);
+    c->per_thread = outer;
     tl__bounds_pop_to(&c->b, mark);
     return r;
   }
@@ -737,7 +753,7 @@ static tl_ir_stmt *lower_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
 
 static tl_status lower_func(tl_ir_module *mod, tl_ir_func *f, bool parallel) {
   if (!f->body || f->callconv != TL_CALLCONV_DEFAULT) return TL_OK;
-  lower_ctx c = {mod, {{0}}, parallel};
+  lower_ctx c = {mod, {{0}}, parallel, false};
   tl__bounds_init(&c.b);
   tl_status st = tl__bounds_push_shape_vars(&c.b, f);
   if (st == TL_OK) {
@@ -766,7 +782,7 @@ tl_status tl__lower_tile_op_serial(tl_ir_module *mod, const tl_ir_expr *call, tl
   *out = NULL;
   if (!call || call->kind != TL_EXPR_CALL || !tl_ir_op_is_tile(call->u.call.op))
     return tl__error(TL_EINVAL, "tl__lower_tile_op_serial: not a tile op");
-  lower_ctx c = {mod, {{0}}, false};
+  lower_ctx c = {mod, {{0}}, false, false};
   tl__bounds_init(&c.b);
   tl_ir_span old = tl__loc_push(mod, call->span);
   tl_status st = lower_op(&c, call, out);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "more_ops_src.h"
+#include "simt_src.h"
 #include "tilelang/ir.h"
 
 /* One example with constants bound (a parameterization). Symbolic dims get
@@ -175,6 +176,8 @@ static const cuda_case k_cuda_cases[] = {
     {"T.atomic_max/min: float32/64 loops, 32/64-bit integer builtins, a tile", "amm", ATOMIC_MINMAX_SRC, 0,
      "tl_atomic_max_f64("},
     {"T.any_of/all_of, T.atomic_addx2/x4 (float16 at block level)", "aax", ANYALL_ADDX_SRC, 1e-2, "tl_atomic_add_f16("},
+    {"per-thread code: T.get_thread_binding, barriers between phases, a shared atomic", "st", SIMT_KERNEL_SRC, 0,
+     "__syncthreads()"},
 };
 #define CUDA_NCASES (sizeof k_cuda_cases / sizeof k_cuda_cases[0])
 

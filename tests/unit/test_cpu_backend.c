@@ -11,6 +11,7 @@
 #include "base/str.h"
 #include "codegen/codegen.h"
 #include "more_ops_src.h"
+#include "simt_src.h"
 #include "pass_test.h"
 #include "runtime/exec_impls.h"
 #include "runtime/kernel.h"
@@ -392,6 +393,10 @@ static void test_atomic_minmax(void **state) {
   tl_ir_module_free(m);
   m = pt_parse(ANYALL_ADDX_SRC);
   for (size_t r = 0; r < nr; r++) run_through(names[r], m, "aax", NULL, 0, "any_of, all_of, atomic_addx2/x4");
+  tl_ir_module_free(m);
+  /* per-thread code (simt_src.h): the threads as loops between the barriers */
+  m = pt_parse(SIMT_KERNEL_SRC);
+  for (size_t r = 0; r < nr; r++) run_through(names[r], m, "st", NULL, 0, "per-thread code with barriers");
   tl_ir_module_free(m);
 }
 

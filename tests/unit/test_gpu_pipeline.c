@@ -10,6 +10,7 @@
 #include "base/str.h"
 #include "gpu_test.h"
 #include "more_ops_src.h"
+#include "simt_src.h"
 
 typedef struct example_size {
   const char *file;
@@ -329,6 +330,7 @@ static const src_case k_cases[] = {
      CUMMAX_SRC, {{0}}, 0, 0},
     {"T.atomic_max/min: elementwise from several blocks, fragment, tile", "amm", ATOMIC_MINMAX_SRC, {{0}}, 0, 0},
     {"T.any_of/all_of, T.atomic_addx2/x4", "aax", ANYALL_ADDX_SRC, {{0}}, 0, 1e-2},
+    {"per-thread code (T.get_thread_binding): barriers, a shared atomic", "st", SIMT_KERNEL_SRC, {{0}}, 0, 0},
     {"atomic adds: scalar and region, global and fragment", "a",
      HDR "@T.prim_func\n"
          "def a(A: T.Tensor((8, 16), \"float32\"), S: T.Tensor((16,), \"float32\"), C: T.Tensor((8, 16), \"float32\")):\n"

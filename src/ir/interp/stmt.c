@@ -335,6 +335,14 @@ static tl_status exec_eval(tl__iframe *fr, const tl_ir_stmt *s) {
   if (!e) return tl__interp_error(TL_EINVAL, s->span, "empty evaluate statement");
   if (e->kind == TL_EXPR_CALL && (unsigned)e->u.call.op < TL_OP__COUNT && tl_ir_op_is_tile(e->u.call.op))
     return tl__interp_tile_op(fr, e, e->span.line ? e->span : s->span);
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_OP_ASSUME) { /* a fact: checked here, dropped by lowering */
+    int64_t c = 0;
+    if (e->u.call.nargs != 1) return tl__interp_error(TL_EINVAL, s->span, "T.assume takes one condition");
+    TL__TRY(check_int(e->u.call.args[0], "an assumption", s->span));
+    TL__TRY(tl__interp_eval_int(fr, e->u.call.args[0], &c));
+    if (!c) return tl__interp_error(TL_ERUNTIME, e->span.line ? e->span : s->span, "T.assume: the assumed condition does not hold");
+    return TL_OK;
+  }
   uint32_t lanes = e->dtype.lanes > 1 ? e->dtype.lanes : 1;
   for (uint32_t l = 0; l < lanes; l++) {
     tl__ival v;

@@ -73,6 +73,9 @@ typedef enum tl__builtin {
   BI_COPY, BI_FILL, BI_CLEAR, BI_GEMM, BI_REDUCE, BI_ATOMIC_ADD, BI_CUMSUM, BI_SYNC_THREADS,
   BI_ATOMIC_ADDX, /* T.atomic_addx2/x4: T.atomic_add of `op` (2 or 4) consecutive elements */
   BI_ANY_OF, BI_ALL_OF,
+  BI_THREAD_BINDING, BI_BLOCK_BINDING, BI_THREAD_EXTENT, BI_BLOCK_EXTENT, /* T.get_thread_binding(i), ... */
+  BI_THREAD_BINDING_OF, /* T.thread_binding(start, stop, thread="threadIdx.x") in a T.Kernel */
+  BI_ASSUME,            /* T.assume(cond): a statement */
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
   BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
   BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL, BI_PY_ISINSTANCE,
@@ -163,6 +166,20 @@ struct tl__prim_func_val {
 
 typedef enum tl__fkind { FK_PRIM_FUNC, FK_JIT, FK_FACTORY } tl__fkind;
 
+typedef struct tl__addx_call {
+  const tl_ir_expr *call; /* a T.atomic_add made by T.atomic_addx2/x4 */
+  struct tl__addx_call *next;
+} tl__addx_call;
+
+typedef struct tl__kernel_scope {
+  uint32_t ng, nt;
+  tl_ir_expr *grid[3], *threads[3];
+  tl_ir_var *blocks[3], *threads_bound[3];
+  uint32_t first_line, first_col;
+  tl__addx_call *addx; /* in the parse arena: each thread's own vector atomics in per-thread code */
+  const char *name_hint; /* `tn = T.get_thread_binding(0)`: the name a new thread variable takes */
+} tl__kernel_scope;
+
 typedef struct tl__fstate {
   tl__fkind kind;
   size_t env_start;     /* bindings from here on are the function's own */
@@ -171,6 +188,10 @@ typedef struct tl__fstate {
   int loops;            /* enclosing loops */
   int lets;             /* LETs whose scope encloses the current point */
   bool in_kernel;
+  /* The T.Kernel being elaborated: its extents and block variables, and the thread
+   * variables T.get_thread_binding(i) made (the kernel's code is then per-thread
+   * SIMT code, elab_simt.c) with where the first was asked for. */
+  tl__kernel_scope kernel;
   bool in_params;       /* elaborating parameter annotations (symbolic dims count as defined) */
   tl__vec syms;         /* tl__symvar */
   /* jit style */
@@ -240,6 +261,14 @@ tl__frame *tl__cur_frame(tl__elab *E);
 
 /* Records an error at a position; returns the status. */
 tl_status tl__elab_error(tl__elab *E, tl__pos at, const char *fmt, ...) TL_PRINTF(3, 4);
+/* elab_simt.c: T.get_thread_binding(i), T.get_block_binding(i), T.get_thread_extent(i),
+ * T.get_block_extent(i) and T.thread_binding(start, stop, thread=tag) (as a value and
+ * as the iterable of a for loop) in the T.Kernel being elaborated. */
+tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__val *fn);
+/* Checks a T.Kernel body that binds thread indices (per-thread code) for the
+ * constructs such kernels support, with the error at the first one that is not;
+ * returns the body with its T.Pipelined loops serial, NULL on error. */
+tl_ir_stmt *tl__elab_check_simt_kernel(tl__elab *E, tl_ir_stmt *body);
 /* Sets the builder's location for the nodes made next. */
 void tl__elab_at(tl__elab *E, tl__pos at);
 /* A NULL came back from the builder: records its status (out of memory, usually). */

@@ -39,6 +39,11 @@ static const tl__builtin_info LANG[] = {
   {"atomic_addx4", BI_ATOMIC_ADDX, 4},
   {"any_of", BI_ANY_OF, -1},
   {"all_of", BI_ALL_OF, -1},
+  {"get_thread_binding", BI_THREAD_BINDING, -1},
+  {"get_block_binding", BI_BLOCK_BINDING, -1},
+  {"get_thread_extent", BI_THREAD_EXTENT, -1},
+  {"get_block_extent", BI_BLOCK_EXTENT, -1},
+  {"thread_binding", BI_THREAD_BINDING_OF, -1},
   /* hints: accepted and recorded (elab_hints.c) */
   {"use_swizzle", BI_HINT, -1},
   {"annotate_layout", BI_HINT, -1},

@@ -101,7 +101,7 @@ static tl__val *misplaced(tl__elab *E, const tl__ast_expr *e, const tl__val *fn)
       tl__elab_error(E, POS(e), "%s is a statement here: its previous value (return_prev=True) is not supported", n);
       break;
     case BI_COPY: case BI_FILL: case BI_CLEAR: case BI_GEMM: case BI_REDUCE: case BI_CUMSUM:
-    case BI_SYNC_THREADS:
+    case BI_SYNC_THREADS: case BI_ASSUME:
       tl__elab_error(E, POS(e), "%s is a statement; it has no value", n);
       break;
     case BI_TENSOR: case BI_BUFFER:
@@ -430,6 +430,8 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
       return y ? min_max(E, e, n, fn->u.bi.id == BI_MAX, x, y) : NULL;
     }
     case BI_ANY_OF: case BI_ALL_OF: return tl__elab_any_all(E, e, n, fn->u.bi.id == BI_ALL_OF);
+    case BI_THREAD_BINDING: case BI_BLOCK_BINDING: case BI_THREAD_EXTENT: case BI_BLOCK_EXTENT: case BI_THREAD_BINDING_OF:
+      return tl__elab_kernel_binding(E, e, fn);
     case BI_CLAMP: { /* upstream's T.clamp: T.max with min_val, then T.min with max_val */
       static const char *const names[] = {"dst", "min_val", "max_val"};
       if (!tl__call_args(E, e, n, names, 3, 1, a)) return NULL;
@@ -692,7 +694,26 @@ static tl__val *call_lambda(tl__elab *E, const tl__ast_expr *call, const tl__ast
   return v;
 }
 
+/* x.astype(dtype) on a run-time value: T.Cast(dtype, x), as on upstream's PrimExprs. */
+static tl__val *astype(tl__elab *E, const tl__ast_expr *e, tl__val *x) {
+  static const char *const names[] = {"dtype"};
+  const tl__ast_expr *a[1];
+  if (!tl__call_args(E, e, "astype", names, 1, 1, a)) return NULL;
+  tl__val *dv = tl__eval(E, a[0]);
+  tl_dtype dt;
+  if (!dv || !tl__as_dtype(E, dv, POS(a[0]), &dt)) return NULL;
+  tl_ir_expr *ex = tl__to_ir(E, x, POS(e->u.call.fn->u.attr.obj), NULL);
+  if (!ex) return NULL;
+  tl__elab_at(E, POS(e));
+  return tl__val_expr(E, tl_ir_cast(E->mod, dt, ex));
+}
+
 static tl__val *eval_call(tl__elab *E, const tl__ast_expr *e) {
+  if (e->u.call.fn->kind == AE_ATTR && strcmp(e->u.call.fn->u.attr.name, "astype") == 0) {
+    tl__val *x = tl__eval(E, e->u.call.fn->u.attr.obj);
+    if (!x) return NULL;
+    if (x->kind == V_EXPR || x->kind == V_VAR) return astype(E, e, x);
+  }
   tl__val *fn = tl__eval(E, e->u.call.fn);
   if (!fn) return NULL;
   switch ((tl__val_kind)fn->kind) {

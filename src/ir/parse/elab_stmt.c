@@ -557,6 +557,21 @@ static bool elab_for(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
     case BI_PIPELINED: kind = TL_FOR_PIPELINED; break;
     case BI_UNROLL: kind = TL_FOR_UNROLLED; break;
     case BI_VECTORIZED: kind = TL_FOR_VECTORIZED; break;
+    case BI_THREAD_BINDING_OF: { /* the loop is the thread's own index: its body runs once, per thread */
+      const tl__ast_expr *t = s->u.for_.target;
+      if (t->kind != AE_NAME) {
+        tl__elab_error(E, POS(t), "%s binds one loop variable", bi.name);
+        return false;
+      }
+      tl__val *v = tl__eval(E, it);
+      size_t mark;
+      if (!v) return false;
+      if (!open_scope(E, &mark, POS(s))) return close_scope(E, mark), false;
+      bool ok = tl__bind(E, t->u.name, v, B_LOOP, t->line, t->col);
+      tl_ir_stmt *body = ok ? block_items(E, &s->u.for_.body) : NULL;
+      close_scope(E, mark);
+      return body && emit(E, items, body, POS(s));
+    }
     default:
       tl__elab_error(E, POS(it), "a for loop cannot iterate over %s", bi.name);
       return false;
@@ -764,12 +779,35 @@ static bool elab_kernel(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
       ok = tl__bind(E, names[i]->u.name, v, B_BLOCK, names[i]->line, names[i]->col);
     }
   }
+  tl__kernel_scope *ks = &E->fn->kernel;
+  memset(ks, 0, sizeof *ks);
+  ks->ng = ng;
+  ks->nt = nthr;
+  for (uint32_t i = 0; i < 3; i++) {
+    ks->grid[i] = grid[i];
+    ks->threads[i] = threads[i];
+    ks->blocks[i] = bvars[i];
+  }
   tl_ir_stmt *body = ok ? block_items(E, &s->u.with.body) : NULL;
   E->fn->in_kernel = false;
   close_scope(E, mark);
   if (!body) return false;
+  /* Per-thread code (elab_simt.c): the kernel binds the thread indices it asked
+   * for; a dimension past threads= has extent 1. */
+  bool simt = ks->threads_bound[0] || ks->threads_bound[1] || ks->threads_bound[2];
+  if (simt && !(body = tl__elab_check_simt_kernel(E, body))) return false;
   tl__elab_at(E, POS(s));
-  return emit(E, items, tl_ir_kernel(E->mod, ng, grid, nthr, threads, bvars, body), POS(s));
+  for (uint32_t i = 0; simt && i < 3; i++)
+    if (ks->threads_bound[i] && i >= nthr) {
+      for (uint32_t j = nthr; j <= i; j++)
+        if (!(threads[j] = tl_ir_i32(E->mod, 1))) return tl__elab_builder_failed(E), false;
+      nthr = i + 1;
+    }
+  tl_ir_stmt *k = tl_ir_kernel(E->mod, ng, grid, nthr, threads, bvars, body);
+  if (k)
+    for (uint32_t i = 0; i < 3; i++) k->u.kernel.thread_vars[i] = ks->threads_bound[i];
+  memset(ks, 0, sizeof *ks);
+  return emit(E, items, k, POS(s));
 }
 
 static bool elab_if(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
@@ -803,6 +841,23 @@ static bool elab_expr_stmt(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
         return false;
       }
       return emit(E, items, tl__elab_tile_op(E, e, &bi), POS(s));
+    case BI_ASSUME: {
+      if (!E->fn->in_kernel) {
+        tl__elab_error(E, POS(e), "%s must be inside a T.Kernel block", bi.name);
+        return false;
+      }
+      static const char *const names[] = {"cond"};
+      const tl__ast_expr *a[1];
+      if (!tl__call_args(E, e, bi.name, names, 1, 1, a)) return false;
+      tl__val *v = tl__eval(E, a[0]);
+      tl_ir_expr *cond = v ? tl__to_cond(E, v, POS(a[0])) : NULL;
+      if (!cond) return false;
+      tl__elab_at(E, POS(e));
+      tl_ir_expr *call = tl_ir_call(E->mod, TL_OP_ASSUME, TL_DT_BOOL, 1, &cond);
+      tl_ir_stmt *st = call ? tl_ir_eval(E->mod, call) : NULL;
+      if (!st) return tl__elab_builder_failed(E), false;
+      return emit(E, items, st, POS(s));
+    }
     case BI_HINT: return tl__elab_hint_stmt(E, e, &bi);
     case BI_FUNC_ATTR: return tl__elab_func_attr(E, e);
     default: break;
@@ -832,6 +887,20 @@ static bool elab_assign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   switch (id) {
     case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: case BI_ALLOC_VAR:
       return alloc_assign(E, s, value, &bi, items);
+    case BI_THREAD_BINDING: case BI_THREAD_BINDING_OF: case BI_BLOCK_BINDING:
+      /* tn = T.get_thread_binding(0): the name is the kernel's index itself (no LET),
+       * as `as bx` binds a block index; a new thread variable takes the name */
+      if (s->u.assign.target->kind == AE_NAME && E->fn && E->fn->in_kernel) {
+        const tl__ast_expr *t = s->u.assign.target;
+        if (!check_rebind(E, t->u.name, POS(t))) return false;
+        E->fn->kernel.name_hint = t->u.name;
+        tl__val *v = tl__eval(E, value);
+        E->fn->kernel.name_hint = NULL;
+        if (!v) return false;
+        if (v->kind == V_VAR) return tl__bind(E, t->u.name, v, B_BLOCK, t->line, t->col);
+        return assign_to(E, t, v, items);
+      }
+      break;
     case BI_CONST: return jit_const(E, s, value, &bi);
     case BI_EMPTY: return jit_empty(E, s, value, &bi);
     case BI_SYMBOLIC: {

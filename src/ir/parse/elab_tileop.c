@@ -354,7 +354,16 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
         return NULL;
       args[0] = region_expr(E, &r0);
       args[1] = args[0] ? region_expr(E, &r1) : NULL;
-      return eval_call(E, call, op, 2, args);
+      tl_ir_stmt *st = eval_call(E, call, op, 2, args);
+      /* In per-thread code (elab_simt.c) it is the thread's own vector atomic. */
+      tl__addx_call *rec = st && E->fn ? tl__parse_alloc(E->p, sizeof *rec) : NULL;
+      if (st && E->fn && !rec) return NULL;
+      if (rec) {
+        rec->call = st->u.eval.expr;
+        rec->next = E->fn->kernel.addx;
+        E->fn->kernel.addx = rec;
+      }
+      return st;
     }
     case BI_FILL: case BI_CLEAR: {
       static const char *const names[] = {"buffer", "value"};

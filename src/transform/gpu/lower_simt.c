@@ -13,6 +13,9 @@
  *    to distributed fragments at the loop's own element becoming accesses to the
  *    slot), in chunks of T iterations (symbolic extents), or whole in every
  *    thread. T.Parallel loops nested in it, and T.Pipelined loops, become serial.
+ *  - A kernel that binds thread indices itself (T.get_thread_binding) is
+ *    per-thread code: it keeps its variables, and its stores and atomics are
+ *    every thread's own (no T.Parallel or block-wide tile ops reach here).
  *  - Block-level statements (outside T.Parallel) run in every thread, so lets,
  *    loops and ifs stay as they are; a store into shared or global memory there
  *    is done by thread 0, into a distributed fragment by the element's owner, and
@@ -37,6 +40,7 @@ typedef struct simt {
   tl_ir_expr *slot;          /* its slot expression (distributed by a layout) */
   tl_ir_buffer *gather[TL__GPU_MAX_GATHERS]; /* shared buffers for rec->gathers */
   int depth;                 /* > 0 inside a kernel */
+  bool per_thread;           /* the kernel binds thread indices itself: per-thread code (ir/parse/elab_simt.c) */
 } simt;
 
 static tl_status fail(tl_ir_mutator *mu, tl_status st) {
@@ -355,7 +359,8 @@ static tl_ir_stmt *lower_store(tl_ir_mutator *mu, tl_ir_stmt *s) {
   } else {
     tl_status st = tl__gpu_swap_fragments(&sc->g, s, &out);
     if (st != TL_OK) fail(mu, st);
-    else if (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN || b->scope == TL_SCOPE_GLOBAL)
+    else if (!sc->per_thread &&
+             (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN || b->scope == TL_SCOPE_GLOBAL))
       out = tl__gpu_one_thread(&sc->g, out);
   }
 done:
@@ -390,7 +395,7 @@ static tl_status gpu_atomic_add_elem(simt *sc, const tl_ir_stmt *s, tl_ir_stmt *
   tl__gpu_ctx *c = &sc->g;
   tl_ir_stmt *sw;
   TL__TRY(tl__gpu_swap_fragments(c, (tl_ir_stmt *)s, &sw));
-  *out = tl__gpu_one_thread(c, sw);
+  *out = sc->per_thread ? sw : tl__gpu_one_thread(c, sw);
   return tl__built(c->mod, *out);
 }
 
@@ -453,7 +458,8 @@ static tl_ir_stmt *uniform_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
     return r;
   }
   case TL_STMT_FOR: {
-    const tl__gpu_loop *rec = s->u.loop.kind == TL_FOR_PARALLEL ? tl__gpu_find_loop(sc->g.info, s) : NULL;
+    const tl__gpu_loop *rec =
+        s->u.loop.kind == TL_FOR_PARALLEL && !sc->per_thread ? tl__gpu_find_loop(sc->g.info, s) : NULL;
     if (rec) {
       tl_ir_span old = tl__loc_push(mod, s->span);
       tl_ir_stmt *r = NULL;
@@ -465,7 +471,9 @@ static tl_ir_stmt *uniform_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
     sc->g.loop_depth++;
     tl_ir_stmt *r = tl_ir_mutate_stmt_children(mu, s);
     sc->g.loop_depth--;
-    if (!r || r->u.loop.kind != TL_FOR_PIPELINED) return r;
+    /* per-thread code: a T.Parallel (of an element op on this thread's buffers) runs whole in the thread */
+    if (!r || (r->u.loop.kind != TL_FOR_PIPELINED && !(sc->per_thread && r->u.loop.kind == TL_FOR_PARALLEL)))
+      return r;
     tl_ir_span old = tl__loc_push(mod, s->span);
     tl_ir_stmt *n = tl_ir_for(mod, TL_FOR_SERIAL, r->u.loop.n, r->u.loop.vars, r->u.loop.mins, r->u.loop.extents,
                               r->u.loop.body);
@@ -513,12 +521,7 @@ static tl_ir_stmt *lower_kernel(tl_ir_mutator *mu, tl_ir_stmt *s) {
     fail(mu, tl__pass_error(TL_EINVAL, s->span, "nested T.Kernel"));
     return NULL;
   }
-  for (int i = 0; i < 3; i++)
-    if (s->u.kernel.thread_vars[i]) {
-      fail(mu, tl__pass_error(TL_EUNSUPPORTED, s->span, "T.Kernel already binds thread index '%s'",
-                              s->u.kernel.thread_vars[i]->name));
-      return NULL;
-    }
+  sc->per_thread = s->u.kernel.thread_vars[0] || s->u.kernel.thread_vars[1] || s->u.kernel.thread_vars[2];
   tl__gpu_kernel_info info;
   tl_status st = tl__gpu_infer_layouts(s, sc->g.p, &info);
   if (st == TL_OK) st = make_locals(mod, &info);
@@ -531,7 +534,8 @@ static tl_ir_stmt *lower_kernel(tl_ir_mutator *mu, tl_ir_stmt *s) {
   uint32_t nt = s->u.kernel.threads_ndim;
   tl_ir_var *tv[3] = {NULL, NULL, NULL}, *tid_var = NULL;
   tl_ir_expr *tid = NULL;
-  for (uint32_t i = 0; i < nt; i++) tv[i] = tl_ir_var_new(mod, k_thread_names[i], TL_DT_INT32);
+  for (uint32_t i = 0; i < nt; i++)
+    tv[i] = s->u.kernel.thread_vars[i] ? s->u.kernel.thread_vars[i] : tl_ir_var_new(mod, k_thread_names[i], TL_DT_INT32);
   if (nt == 1) {
     tid = tv[0] ? tl_ir_var_ref(mod, tv[0]) : NULL;
   } else {
