@@ -108,18 +108,19 @@ static const tl__c_helper k_helpers[] = {
   {"fdiv", true, NULL, tl__c_text_fdiv_double},
   {"gemm", false, "fp16", tl__c_text_gemm},
   {"exp2", false, NULL, tl__c_text_exp2},
+  {"exp", false, NULL, tl__c_text_exp},
   {NULL, false, NULL, NULL},
 };
 
 static const tl__c_math k_math[] = {
-  {TL_OP_EXP, "expf(%0)", "exp(%0)", NULL},
+  {TL_OP_EXP, "tl_expf(%0)", "exp(%0)", "exp"}, /* vectorizable (c_math_text.c) */
   {TL_OP_EXP2, "tl_exp2f(%0)", "exp2(%0)", "exp2"}, /* vectorizable (c_math_text.c) */
   {TL_OP_LOG, "logf(%0)", "log(%0)", NULL},
   {TL_OP_LOG2, "log2f(%0)", "log2(%0)", NULL},
   {TL_OP_SQRT, "sqrtf(%0)", "sqrt(%0)", NULL},
   {TL_OP_RSQRT, "(1.0f / sqrtf(%0))", "(1.0 / sqrt(%0))", NULL},
   {TL_OP_TANH, "tanhf(%0)", "tanh(%0)", NULL},
-  {TL_OP_SIGMOID, "(1.0f / (1.0f + expf(-(%0))))", "(1.0 / (1.0 + exp(-(%0))))", NULL},
+  {TL_OP_SIGMOID, "(1.0f / (1.0f + tl_expf(-(%0))))", "(1.0 / (1.0 + exp(-(%0))))", "exp"},
   {TL_OP_POW, "powf(%0, %1)", "pow(%0, %1)", NULL},
   {TL_OP_FMA, "fmaf(%0, %1, %2)", "fma(%0, %1, %2)", NULL},
   {TL_OP_FLOOR, "floorf(%0)", "floor(%0)", NULL},

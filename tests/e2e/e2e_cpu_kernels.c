@@ -4,8 +4,8 @@
  *    multiples of the 6x16 register tile or of the k chunk, transposed operands,
  *    float32 / float16 / bfloat16 inputs, clear_accum; the path is checked to be
  *    taken (tl_gemm in the device source), float16/bfloat16 results bit for bit;
- *  - tl_exp2f: within 1.2e-7 relative of exp2 in double over the whole float
- *    range, specials exact;
+ *  - tl_exp2f and tl_expf: within 1.2e-7 relative of exp2 / exp in double over
+ *    the whole float range, specials exact;
  *  - the parallel-for decision: no team for a small constant grid, a work
  *    threshold for a symbolic one. */
 #include <math.h>
@@ -81,44 +81,58 @@ static void test_gemm_edges(void **state) {
   }
 }
 
-/* Every float input a kernel sees in one call: a sweep of [-160, 140], specials. */
-static void test_exp2_accuracy(void **state) {
-  (void)state;
-  static const char src[] = "import tilelang.language as T\n"
-                            "@T.prim_func\n"
-                            "def e(A: T.Tensor((65536,), \"float32\"), B: T.Tensor((65536,), \"float32\")):\n"
-                            "    with T.Kernel(256, threads=256) as bx:\n"
-                            "        for i in T.Parallel(256):\n"
-                            "            B[bx * 256 + i] = T.exp2(A[bx * 256 + i])\n";
+/* T.<op> over every float input a kernel sees in one call (a sweep of [lo, lo + 300),
+ * specials) against ref in double: within 1.2e-7 relative, results that round to
+ * zero, infinity or a subnormal within one subnormal step. */
+static void math_accuracy(const char *op, const char *helper, double (*ref)(double), float lo) {
+  char src[512];
+  snprintf(src, sizeof src,
+           "import tilelang.language as T\n"
+           "@T.prim_func\n"
+           "def e(A: T.Tensor((65536,), \"float32\"), B: T.Tensor((65536,), \"float32\")):\n"
+           "    with T.Kernel(256, threads=256) as bx:\n"
+           "        for i in T.Parallel(256):\n"
+           "            B[bx * 256 + i] = T.%s(A[bx * 256 + i])\n",
+           op);
   enum { N = 65536 };
   static float a[N], b[N];
-  for (int i = 0; i < N; i++) a[i] = -160.0f + 300.0f * (float)i / (float)N;
-  const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, -149.0f, -149.5f, -126.0f, 127.0f, 127.99f, 128.0f, 0.5f, -0.5f};
+  for (int i = 0; i < N; i++) a[i] = lo + 300.0f * (float)i / (float)N;
+  const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, -149.0f, -149.5f, -126.0f, 127.0f, 127.99f,
+                            128.0f, 0.5f, -0.5f, 88.72f, 88.73f, -87.3f, -103.28f, -103.9f, -104.0f, 89.0f};
   for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) a[i] = specials[i];
   for (int e = 0; e < 2; e++) {
     if (!e2e_exec_available(k_execs[e])) continue;
     tl_ir_module *m = NULL;
     tl_kernel *k = compile_text(src, k_execs[e], &m);
-    assert_non_null(strstr(tl_kernel_device_source(k), "tl_exp2f("));
+    assert_non_null(strstr(tl_kernel_device_source(k), helper));
     int64_t n = N;
     DLTensor ta = {a, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, &n, NULL, 0}, tb = {b, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, &n, NULL, 0};
     tl_value args[2] = {e2e_tensor(&ta), e2e_tensor(&tb)};
     TL_ASSERT_OK(tl_kernel_call(k, args, 2, NULL));
     for (int i = 0; i < N; i++) {
-      double want = exp2((double)a[i]);
+      double want = ref((double)a[i]);
       float wf = (float)want;
       if (isnan(a[i])) {
         assert_true(isnan(b[i]));
       } else if (wf == 0.0f || isinf(wf) || fabs(want) < 1.2e-38) {
-        /* results that round to zero, to infinity or into the subnormals: within one subnormal step */
-        if (!(fabs((double)b[i] - want) <= 1.5e-45 || b[i] == wf)) fail_msg("exp2(%a) = %a, want %a", a[i], b[i], wf);
+        if (!(fabs((double)b[i] - want) <= 1.5e-45 || b[i] == wf)) fail_msg("%s(%a) = %a, want %a", op, a[i], b[i], wf);
       } else if (fabs((double)b[i] - want) > 1.2e-7 * want) {
-        fail_msg("exp2(%a) = %a, want %a (relative error %g)", a[i], b[i], want, fabs((double)b[i] - want) / want);
+        fail_msg("%s(%a) = %a, want %a (relative error %g)", op, a[i], b[i], want, fabs((double)b[i] - want) / want);
       }
     }
     tl_kernel_release(k);
     tl_ir_module_free(m);
   }
+}
+
+static void test_exp2_accuracy(void **state) {
+  (void)state;
+  math_accuracy("exp2", "tl_exp2f(", exp2, -160.0f);
+}
+
+static void test_exp_accuracy(void **state) {
+  (void)state;
+  math_accuracy("exp", "tl_expf(", exp, -120.0f);
 }
 
 static void test_parallel_decision(void **state) {
@@ -166,6 +180,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm_edges),
       cmocka_unit_test(test_exp2_accuracy),
+      cmocka_unit_test(test_exp_accuracy),
       cmocka_unit_test(test_parallel_decision),
   };
   int r = cmocka_run_group_tests(tests, NULL, NULL);
