@@ -25,6 +25,11 @@ static const char k_prelude[] =
   "#else\n"
   "#define TL_OMP(directive)\n"
   "#endif\n"
+  "#endif\n"
+  "/* TL_TEAM(n): a team of at most n threads, nor more than OpenMP's count (OMP_NUM_THREADS). */\n"
+  "#if defined(_OPENMP) && !defined(TL_TEAM)\n"
+  "#include <omp.h>\n"
+  "#define TL_TEAM(n) ((n) < omp_get_max_threads() ? (int)(n) : omp_get_max_threads())\n"
   "#endif\n";
 
 /* float16 and bfloat16: narrowing from double rounds once, to nearest with ties to
@@ -202,7 +207,8 @@ const tl__c_dialect tl__c_dialect_c = {
   .atomic_min = k_atomic_min,
   /* A single block runs on the calling thread: forking a team for it costs more
    * than the work (tens of microseconds). */
-  .parallel_for = "TL_OMP(omp parallel for$C$I)",
+  .parallel_for = "TL_OMP(omp parallel for$C$I$N)",
+  .parallel_threads = " num_threads(TL_TEAM($B))",
   .unroll_pragma = NULL,
   .helpers = k_helpers,
   .prelude = k_prelude,

@@ -7,7 +7,7 @@
  *  - tl_exp2f and tl_expf: within 1.2e-7 relative of exp2 / exp in double over
  *    the whole float range, specials exact;
  *  - the parallel-for decision: no team for a small constant grid, a work
- *    threshold for a symbolic one. */
+ *    threshold for a symbolic one, the team's size (work, tl.cpu.num_threads). */
 #include <math.h>
 
 #include "e2e_util.h"
@@ -158,14 +158,38 @@ static void test_parallel_decision(void **state) {
                             "        for i in T.Parallel(4096):\n"
                             "            B[bx * 4096 + i] = A[bx * 4096 + i] + 1.0\n";
   k = compile_text(big, "native", &m);
-  assert_non_null(strstr(tl_kernel_device_source(k), "TL_OMP(omp parallel for)\n"));
+  /* 2^18 statements: at most 4 threads (one per 2^16), fewer where OpenMP has fewer */
+  assert_non_null(strstr(tl_kernel_device_source(k), "TL_OMP(omp parallel for num_threads(TL_TEAM(4)))\n"));
   tl_kernel_release(k);
+  /* tl.cpu.num_threads caps the team (1: none), and the kernel still computes the same */
+  static const char *const cfg_values[][2] = {{"tl.cpu.num_threads=3", "num_threads(TL_TEAM(3))"},
+                                              {"tl.cpu.num_threads=1", NULL}};
+  for (int c = 0; c < 2; c++) {
+    const char *cfg[] = {cfg_values[c][0], NULL};
+    tl_compile_options o = e2e_options("native");
+    o.pass_configs = cfg;
+    k = NULL;
+    TL_ASSERT_OK(tl_compile(m, NULL, &o, &k));
+    const char *dev = tl_kernel_device_source(k);
+    if (cfg_values[c][1]) assert_non_null(strstr(dev, cfg_values[c][1]));
+    else assert_null(strstr(dev, "omp parallel"));
+    assert_true(e2e_run_and_compare(m, tl_ir_module_find_func(m, "b"), k, NULL, 0, 7) > 0);
+    tl_kernel_release(k);
+  }
+  /* anything but a positive count is refused, naming the config */
+  const char *bad[] = {"tl.cpu.num_threads=zero", NULL};
+  tl_compile_options o = e2e_options("native");
+  o.pass_configs = bad;
+  k = NULL;
+  assert_int_equal(tl_compile(m, NULL, &o, &k), TL_EINVAL);
+  assert_null(k);
+  assert_non_null(strstr(tl_last_error(), "tl.cpu.num_threads: 'zero'"));
   tl_ir_module_free(m);
   /* symbolic N: per block 256 x (a let, an if, a store) = 768 statements, a team from
    * ceil(65536 / 768) = 86 blocks */
   k = NULL;
   tl_ir_module *v = e2e_parse_file(e2e_example("vector_add"), NULL);
-  tl_compile_options o = e2e_options("native");
+  o = e2e_options("native");
   TL_ASSERT_OK(tl_compile(v, NULL, &o, &k));
   const char *src = tl_kernel_device_source(k);
   const char *p = strstr(src, "omp parallel for if(");

@@ -12,6 +12,11 @@
 #define TL_OMP(directive)
 #endif
 #endif
+/* TL_TEAM(n): a team of at most n threads, nor more than OpenMP's count (OMP_NUM_THREADS). */
+#if defined(_OPENMP) && !defined(TL_TEAM)
+#include <omp.h>
+#define TL_TEAM(n) ((n) < omp_get_max_threads() ? (int)(n) : omp_get_max_threads())
+#endif
 
 #ifndef TL_HELPER_FP16
 #define TL_HELPER_FP16
@@ -196,7 +201,7 @@ static inline void tl_gemm(int64_t M, int64_t N, int64_t K, int type, const void
 #endif
 
 static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B, uint16_t *restrict C) {
-  TL_OMP(omp parallel for collapse(2))
+  TL_OMP(omp parallel for collapse(2) num_threads(TL_TEAM(9)))
   for (int32_t by = 0; by < 3; ++by) {
     for (int32_t bx = 0; bx < 3; ++bx) {
       uint16_t A_shared[1024];
