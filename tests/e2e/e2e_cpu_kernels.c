@@ -199,6 +199,36 @@ static void test_parallel_decision(void **state) {
   tl_ir_module_free(v);
 }
 
+/* widen_index_cpu: a tensor index the loop bounds keep inside int32 is summed in
+ * 64 bits (rows contiguous for the compiler); one with a scalar offset of any
+ * value is not; both compute what the interpreter does. */
+static void test_widen_index(void **state) {
+  (void)state;
+  static const char src[] = "import tilelang.language as T\n"
+                            "@T.prim_func\n"
+                            "def w(A: T.Tensor((64, 300), \"float32\"), B: T.Tensor((64, 300), \"float32\"),\n"
+                            "      C: T.Tensor((20000,), \"float32\"), off: T.int32):\n"
+                            "    with T.Kernel(8, threads=8) as bx:\n"
+                            "        for i, j in T.Parallel(8, 300):\n"
+                            "            B[bx * 8 + i, j] = A[bx * 8 + i, j] * 2.0\n"
+                            "        for j in T.Parallel(300):\n"
+                            "            C[j + off] = A[bx, j]\n";
+  for (int e = 0; e < 2; e++) {
+    if (!e2e_exec_available(k_execs[e])) continue;
+    tl_ir_module *m = NULL;
+    tl_kernel *k = compile_text(src, k_execs[e], &m);
+    const char *dev = tl_kernel_device_source(k);
+    const char *want[] = {"B[(int64_t)((bx * 8 + i) * 300) + (int64_t)j] = A[(int64_t)((bx * 8 + i) * 300) + (int64_t)j]",
+                          "C[j_1 + off] = A[(int64_t)(bx * 300) + (int64_t)j_1]"};
+    for (int w = 0; w < 2; w++)
+      if (!strstr(dev, want[w])) fail_msg("no \"%s\" in:\n%s", want[w], dev);
+    const tl_ir_func *f = tl_ir_module_find_func(m, "w");
+    for (uint64_t seed = 1; seed <= 2; seed++) assert_true(e2e_run_and_compare(m, f, k, NULL, 0, seed) > 0);
+    tl_kernel_release(k);
+    tl_ir_module_free(m);
+  }
+}
+
 int main(void) {
   char *cache = e2e_cache_begin();
   const struct CMUnitTest tests[] = {
@@ -206,6 +236,7 @@ int main(void) {
       cmocka_unit_test(test_exp2_accuracy),
       cmocka_unit_test(test_exp_accuracy),
       cmocka_unit_test(test_parallel_decision),
+      cmocka_unit_test(test_widen_index),
   };
   int r = cmocka_run_group_tests(tests, NULL, NULL);
   e2e_cache_done(cache);

@@ -215,12 +215,12 @@ static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B
       for (int32_t k = 0; k < 3; ++k) {
         for (int32_t i_1 = 0; i_1 < 32; ++i_1) {
           for (int32_t j_1 = 0; j_1 < 32; ++j_1) {
-            A_shared[i_1 * 32 + j_1] = tl_f16_from_f64(k * 32 + j_1 < 72 ? tl_f16_to_f32(A[(by * 32 + i_1) * 72 + (k * 32 + j_1)]) : 0.0f);
+            A_shared[i_1 * 32 + j_1] = tl_f16_from_f64(k * 32 + j_1 < 72 ? tl_f16_to_f32(A[(int64_t)((by * 32 + i_1) * 72) + ((int64_t)(k * 32) + (int64_t)j_1)]) : 0.0f);
           }
         }
         for (int32_t i_2 = 0; i_2 < 32; ++i_2) {
           for (int32_t j_2 = 0; j_2 < 32; ++j_2) {
-            B_shared[i_2 * 32 + j_2] = tl_f16_from_f64(k * 32 + i_2 < 72 && bx * 32 + j_2 < 80 ? tl_f16_to_f32(B[(k * 32 + i_2) * 80 + (bx * 32 + j_2)]) : 0.0f);
+            B_shared[i_2 * 32 + j_2] = tl_f16_from_f64(k * 32 + i_2 < 72 && bx * 32 + j_2 < 80 ? tl_f16_to_f32(B[(int64_t)((k * 32 + i_2) * 80) + ((int64_t)(bx * 32) + (int64_t)j_2)]) : 0.0f);
           }
         }
         tl_gemm(32, 32, 32, TL_GEMM_F16, &A_shared[0], 32, 1, &B_shared[0], 32, 1, &C_local[0], 32, 1, 0);
@@ -228,7 +228,7 @@ static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B
       for (int32_t i_3 = 0; i_3 < 32; ++i_3) {
         for (int32_t j_3 = 0; j_3 < 32; ++j_3) {
           if (bx * 32 + j_3 < 80) {
-            C[(by * 32 + i_3) * 80 + (bx * 32 + j_3)] = tl_f16_from_f64(C_local[i_3 * 32 + j_3]);
+            C[(int64_t)((by * 32 + i_3) * 80) + ((int64_t)(bx * 32) + (int64_t)j_3)] = tl_f16_from_f64(C_local[i_3 * 32 + j_3]);
           }
         }
       }
