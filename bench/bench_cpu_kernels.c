@@ -46,8 +46,17 @@ typedef struct bench_case {
 
 #define SQ(n) {{n, n}, {n, n}, {n, n}}, {2, 2, 2}
 static const bench_case k_cases[] = {
+    {"gemm_f32_512", "gemm.py",
+     {"M=512", "N=512", "K=512", "block_M=96", "block_N=256", "block_K=128", "dtype=\"float32\"", NULL}, NULL, 3,
+     SQ(512), 0, 2.0 * 512 * 512 * 512, 11, 0},
+    {"gemm_f32_512_tiles64", "gemm.py", /* the 64 x 64 x 32 tiles */
+     {"M=512", "N=512", "K=512", "block_M=64", "block_N=64", "block_K=32", "dtype=\"float32\"", NULL}, NULL, 3,
+     SQ(512), 0, 2.0 * 512 * 512 * 512, 11, 0},
     {"gemm_f32_1024", "gemm.py",
      {"M=1024", "N=1024", "K=1024", "block_M=96", "block_N=256", "block_K=128", "dtype=\"float32\"", NULL}, NULL, 3,
+     SQ(1024), 0, 2.0 * 1024 * 1024 * 1024, 11, 0},
+    {"gemm_f32_1024_tiles64", "gemm.py",
+     {"M=1024", "N=1024", "K=1024", "block_M=64", "block_N=64", "block_K=32", "dtype=\"float32\"", NULL}, NULL, 3,
      SQ(1024), 0, 2.0 * 1024 * 1024 * 1024, 11, 0},
     {"gemm_f32_1024_tiles32", "gemm.py", /* the example's own 32 x 32 x 32 tiles */
      {"M=1024", "N=1024", "K=1024", "dtype=\"float32\"", NULL}, NULL, 3, SQ(1024), 0, 2.0 * 1024 * 1024 * 1024, 11, 0},
@@ -61,6 +70,8 @@ static const bench_case k_cases[] = {
      {2, 2}, 0, 0, 11, 0},
     {"rms_norm_4096", "rms_norm.py", {"M=4096", "N=4096", "blk_m=8", NULL}, NULL, 3,
      {{4096, 4096}, {4096, 0}, {4096, 4096}}, {2, 1, 2}, 0, 0, 11, 0},
+    {"vector_add_1000", "vector_add.py", {NULL}, "N=1000", 3, {{1000, 0}, {1000, 0}, {1000, 0}}, {1, 1, 1}, 0, 0, 101,
+     0},
     {"vector_add_1000_loaded", "vector_add.py", {NULL}, "N=1000", 3, {{1000, 0}, {1000, 0}, {1000, 0}}, {1, 1, 1}, 0,
      0, 101, 1},
 };
@@ -126,6 +137,7 @@ static void save(const char *dir, const char *name, int i, const void *data, siz
 }
 
 static double g_ours[NCASES];
+static int g_samples; /* --samples N: every case times N batches (0: the case's own count) */
 
 static void run_case(size_t ci, const char *cache, const char *data_dir) {
   const bench_case *bc = &k_cases[ci];
@@ -175,7 +187,7 @@ static void run_case(size_t ci, const char *cache, const char *data_dir) {
   g_nargs = bc->nargs;
   pid_t load[2] = {0, 0};
   if (bc->loaded) start_load(load);
-  bench_result r = bench_run_samples(bc->name, call_kernel_n, &c, bc->samples);
+  bench_result r = bench_run_samples(bc->name, call_kernel_n, &c, g_samples ? g_samples : bc->samples);
   if (bc->loaded) stop_load(load);
   g_ours[ci] = r.median_ns;
   for (int i = 0; i < bc->nargs; i++) free(data[i]);
@@ -191,7 +203,8 @@ static void run_numpy(const char *data_dir, double *numpy) {
     return;
   }
   char cmd[8192];
-  snprintf(cmd, sizeof cmd, "'%s' '%s/bench/python/bench_cpu_numpy.py' '%s'", py, TL_SOURCE_DIR, data_dir);
+  snprintf(cmd, sizeof cmd, "'%s' '%s/bench/python/bench_cpu_numpy.py' '%s' %d", py, TL_SOURCE_DIR, data_dir,
+           g_samples);
   FILE *p = popen(cmd, "r");
   if (!p) return;
   char line[512];
@@ -209,18 +222,38 @@ static void run_numpy(const char *data_dir, double *numpy) {
   if (pclose(p) != 0) printf("NumPy side failed; see above.\n");
 }
 
-int main(void) {
+/* Whether case `name` runs: no names on the command line, or one of them is part of it. */
+static int selected(const char *name, int argc, char **argv) {
+  int any = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--samples") == 0) {
+      i++;
+      continue;
+    }
+    any = 1;
+    if (strstr(name, argv[i])) return 1;
+  }
+  return !any;
+}
+
+/* bench_cpu_kernels [--samples N] [CASE-SUBSTRING...] */
+int main(int argc, char **argv) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--samples") == 0) g_samples = atoi(argv[i + 1]);
   char *cache = NULL, *data_dir = NULL;
   if (tl__make_scratch_dir("tl-bench-cpu-cache-", &cache) != TL_OK || tl__make_scratch_dir("tl-bench-cpu-data-", &data_dir) != TL_OK)
     die("scratch");
   bench_header("CPU kernels, ours (target c, native)");
-  for (size_t i = 0; i < NCASES; i++) run_case(i, cache, data_dir);
+  int ran[NCASES] = {0};
+  for (size_t i = 0; i < NCASES; i++)
+    if ((ran[i] = selected(k_cases[i].name, argc, argv))) run_case(i, cache, data_dir);
   double numpy[NCASES] = {0};
   run_numpy(data_dir, numpy);
   printf("\n%-26s %12s %12s %10s %10s %10s\n", "case (medians)", "ours ms", "NumPy ms", "ours/NumPy", "ours GF/s",
          "NumPy GF/s");
   for (size_t i = 0; i < NCASES; i++) {
     const bench_case *bc = &k_cases[i];
+    if (!ran[i]) continue;
     double o = g_ours[i] / 1e6, n = numpy[i] / 1e6;
     printf("%-26s %12.4f ", bc->name, o);
     if (n > 0) printf("%12.4f %9.2fx ", n, n / o); /* > 1: ours faster */

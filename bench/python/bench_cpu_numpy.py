@@ -16,6 +16,10 @@ import time
 import numpy as np
 
 
+def have(data_dir, name):
+    return os.path.exists(os.path.join(data_dir, "%s.0.bin" % name))
+
+
 def load(data_dir, name, i, shape, dtype):
     return np.fromfile(os.path.join(data_dir, "%s.%d.bin" % (name, i)), dtype=dtype).reshape(shape)
 
@@ -47,6 +51,7 @@ def spin():
 
 def main():
     d = sys.argv[1]
+    override = int(sys.argv[2]) if len(sys.argv) > 2 else 0  # the C side's --samples
     f32, f16 = np.float32, np.float16
     cfg = np.show_config(mode="dicts") if "mode" in np.show_config.__code__.co_varnames else None
     blas = cfg["Build Dependencies"]["blas"] if cfg else {}
@@ -54,36 +59,47 @@ def main():
     cases = []
 
     def gemm(name, n, dt, samples):
+        if not have(d, name):
+            return
         a, b = load(d, name, 0, (n, n), dt), load(d, name, 1, (n, n), dt)
         if dt == f16:  # float16 in, float32 accumulation: NumPy's float32 BLAS on the same values
             a, b = a.astype(f32), b.astype(f32)
         c = np.empty((n, n), f32)
         cases.append((name, lambda: np.matmul(a, b, out=c), samples, False))
 
+    gemm("gemm_f32_512", 512, f32, 11)
+    gemm("gemm_f32_512_tiles64", 512, f32, 11)
     gemm("gemm_f32_1024", 1024, f32, 11)
+    gemm("gemm_f32_1024_tiles64", 1024, f32, 11)
     gemm("gemm_f32_1024_tiles32", 1024, f32, 11)
     gemm("gemm_f32_2048", 2048, f32, 5)
     gemm("gemm_f16_1024", 1024, f16, 11)
 
-    x = load(d, "softmax_4096", 0, (4096, 4096), f32)
+    if have(d, "softmax_4096"):
+        x = load(d, "softmax_4096", 0, (4096, 4096), f32)
 
-    def softmax():
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        def softmax():
+            e = np.exp(x - x.max(axis=1, keepdims=True))
+            return e / e.sum(axis=1, keepdims=True)
 
-    cases.append(("softmax_4096", softmax, 11, False))
-    a = load(d, "rms_norm_4096", 0, (4096, 4096), f32)
-    w = load(d, "rms_norm_4096", 1, (4096,), f32)
+        cases.append(("softmax_4096", softmax, 11, False))
+    if have(d, "rms_norm_4096"):
+        a = load(d, "rms_norm_4096", 0, (4096, 4096), f32)
+        w = load(d, "rms_norm_4096", 1, (4096,), f32)
 
-    def rms_norm():
-        return a * (1.0 / np.sqrt(np.mean(a * a, axis=1, keepdims=True) + 1e-6)) * w
+        def rms_norm():
+            return a * (1.0 / np.sqrt(np.mean(a * a, axis=1, keepdims=True) + 1e-6)) * w
 
-    cases.append(("rms_norm_4096", rms_norm, 11, False))
-    va, vb = load(d, "vector_add_1000_loaded", 0, (1000,), f32), load(d, "vector_add_1000_loaded", 1, (1000,), f32)
-    vc = np.empty(1000, f32)
-    cases.append(("vector_add_1000_loaded", lambda: np.add(va, vb, out=vc), 101, True))
+        cases.append(("rms_norm_4096", rms_norm, 11, False))
+    for name, loaded in (("vector_add_1000", False), ("vector_add_1000_loaded", True)):
+        if not have(d, name):
+            continue
+        va, vb = load(d, name, 0, (1000,), f32), load(d, name, 1, (1000,), f32)
+        vc = np.empty(1000, f32)
+        cases.append((name, lambda va=va, vb=vb, vc=vc: np.add(va, vb, out=vc), 101, loaded))
 
     for name, fn, samples, loaded in cases:
+        samples = override or samples
         procs = []
         if loaded:
             procs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(2)]

@@ -488,7 +488,8 @@ typedef struct tl_c_dialect {
   const char *atomic_helper;     /* a helper section every atomic add needs, or NULL */
 
   /* A line before the outermost parallel loop nest (CPU dialects): $C " collapse(n)"
-   * for n > 1 loops, $I " if(cond)" when the nest may have one iteration. NULL: none. */
+   * for n > 1 loops, $I " if(cond)" when the nest may have one iteration, $N
+   * parallel_threads (below) or nothing. NULL: none. */
   const char *parallel_for;
   const char *unroll_pragma;     /* a line before unrolled loops, or NULL */
 
@@ -505,6 +506,10 @@ typedef struct tl_c_dialect {
    * error naming the op. atomic_minmax_helper: a helper section each needs, or NULL. */
   const tl_c_pair *atomic_max, *atomic_min;
   const char *atomic_minmax_helper;
+  /* Added later still: what parallel_for's $N becomes where the team's size is
+   * limited (the launch's work, the pass config tl.cpu.num_threads), $B the most
+   * threads that pay, e.g. " num_threads($B)"; NULL: $N is empty. */
+  const char *parallel_threads;
 } tl_c_dialect;
 
 /* ================================================================ plugin ABI */

@@ -172,8 +172,12 @@ typedef struct tl__c_dialect {
 
   /* The line put before a parallel loop nest that is not inside another loop:
    * $C " collapse(n)" for n > 1 loops (at most TL__C_MAX_COLLAPSE), $I " if(cond)"
-   * when the nest may have one iteration. NULL: none. */
+   * when the nest may have one iteration, $N the parallel_threads clause (or
+   * nothing). NULL: none. */
   const char *parallel_for;
+  /* $N's text where the team's size is limited: $B the most threads that pay
+   * (c_parallel.c). NULL: no clause. */
+  const char *parallel_threads;
 
   /* The line put before an unrolled loop (NULL: none). */
   const char *unroll_pragma;

@@ -222,6 +222,7 @@ tl_status tl__c_dialect_from_plain(const tl_c_dialect *p, tl__c_dialect_owned *o
   d->atomic_max = out->atomics_max;
   d->atomic_min = out->atomics_min;
   d->parallel_for = p->parallel_for;
+  d->parallel_threads = PLAIN_HAS(p, parallel_threads) ? p->parallel_threads : NULL;
   return TL_OK;
 }
 

@@ -4,5 +4,7 @@
 
 /* Section "exp2": float tl_exp2f(float), branch-free 2^x within 1e-7 relative. */
 extern const char tl__c_text_exp2[];
+/* Section "exp": tl_expf, e^x within 1e-7 relative, vectorizable. */
+extern const char tl__c_text_exp[];
 
 #endif

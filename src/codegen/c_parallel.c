@@ -9,8 +9,20 @@
  * as TL_UNKNOWN_TRIPS iterations; both branches of an `if` count), and a
  * T.gemm_strided as its multiply-adds. With constant block counts the decision is
  * made here; otherwise the directive's `if` clause compares the block count with
- * the smallest count that pays. */
+ * the smallest count that pays.
+ *
+ * How many threads: no more than blocks, nor than one per TL_PARALLEL_MIN_WORK
+ * of the launch's work (a 2^17-statement launch gets 2 threads however many cores
+ * there are), nor than the pass config tl.cpu.num_threads, nor (at run time)
+ * than OpenMP's own count, omp_get_max_threads(), which follows OMP_NUM_THREADS.
+ * tl.cpu.num_threads = 1 opens no team at all. */
 #include "codegen/c_parallel.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "transform/session.h"
 
 #define TL_PARALLEL_MIN_WORK ((int64_t)1 << 16)
 #define TL_UNKNOWN_TRIPS 16
@@ -68,4 +80,26 @@ int64_t tl__cgen_block_work(const tl_ir_stmt *loop, int depth) {
 int64_t tl__cgen_min_parallel_blocks(int64_t block_work) {
   int64_t n = (TL_PARALLEL_MIN_WORK + block_work - 1) / block_work;
   return n < 2 ? 2 : n;
+}
+
+int64_t tl__cgen_team_size(int64_t blocks, int64_t block_work, int64_t limit) {
+  if (blocks < 0) return limit > 0 ? limit : 0;
+  int64_t n = capped_mul(blocks, block_work < 1 ? 1 : block_work) / TL_PARALLEL_MIN_WORK;
+  if (n > blocks) n = blocks;
+  if (n < 2) n = 2;
+  return limit > 0 && n > limit ? limit : n;
+}
+
+tl_status tl__cgen_thread_limit(int64_t *limit) {
+  *limit = 0;
+  const char *v = tl__session_config("tl.cpu.num_threads");
+  if (!v) return TL_OK;
+  char *end = NULL;
+  errno = 0;
+  long long n = strtoll(v, &end, 10);
+  if (end == v || *end || errno || n < 1 || n > 65536)
+    return tl__error(TL_EINVAL, "pass config tl.cpu.num_threads: '%s' is not a thread count (an integer from 1 to 65536)",
+                     v);
+  *limit = n;
+  return TL_OK;
 }

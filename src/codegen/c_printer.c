@@ -64,36 +64,57 @@ static int collapse_depth(const tl_ir_stmt *s, const tl_ir_expr *extents[TL__C_M
 
 /* Appends the dialect's parallel-for line of a nest of `depth` loops to `line`;
  * `cond` is the C condition for going parallel at all, or NULL when the nest is
- * known to have more than one iteration. */
-static void parallel_line(tl__cgen *g, int depth, const char *cond, tl__sb *line) {
-  tl__sb collapse = TL__SB_INIT, run_if = TL__SB_INIT;
+ * known to have more than one iteration; `threads` the most threads the team may
+ * use (c_parallel.c), 0 for no limit. */
+static void parallel_line(tl__cgen *g, int depth, const char *cond, int64_t threads, tl__sb *line) {
+  tl__sb collapse = TL__SB_INIT, run_if = TL__SB_INIT, team = TL__SB_INIT, count = TL__SB_INIT;
   if (depth > 1) tl__sb_appendf(&collapse, " collapse(%d)", depth);
   if (cond) tl__sb_appendf(&run_if, " if(%s)", cond);
-  if (tl__sb_status(&collapse) != TL_OK || tl__sb_status(&run_if) != TL_OK) tl__cgen_oom(g);
-  tl__cgen_subst sub[] = {{"C", tl__sb_str(&collapse)}, {"I", tl__sb_str(&run_if)}};
+  if (threads > 0 && g->d->parallel_threads) {
+    tl__sb_appendf(&count, "%lld", (long long)threads);
+    tl__cgen_subst n[] = {{"B", tl__sb_str(&count)}};
+    tl__sb *prev = tl__cgen_capture_begin(g, &team);
+    tl__cgen_expand(g, g->d->parallel_threads, n, 1);
+    tl__cgen_capture_end(g, prev);
+  }
+  if (tl__sb_status(&collapse) != TL_OK || tl__sb_status(&run_if) != TL_OK || tl__sb_status(&count) != TL_OK ||
+      tl__sb_status(&team) != TL_OK)
+    tl__cgen_oom(g);
+  tl__cgen_subst sub[] = {{"C", tl__sb_str(&collapse)}, {"I", tl__sb_str(&run_if)}, {"N", tl__sb_str(&team)}};
   tl__sb *prev = tl__cgen_capture_begin(g, line);
-  tl__cgen_expand(g, g->d->parallel_for, sub, 2);
+  tl__cgen_expand(g, g->d->parallel_for, sub, 3);
   tl__cgen_capture_end(g, prev);
   tl__sb_free(&collapse);
   tl__sb_free(&run_if);
+  tl__sb_free(&team);
+  tl__sb_free(&count);
 }
 
 /* The parallel-for line of the loop nest at s into `line`, with the condition that
  * it has enough blocks to pay for a team (c_parallel.c) unless the count is a
- * known constant. False: no line (too little work). */
+ * known constant, and the team's size. False: no line (too little work, or
+ * tl.cpu.num_threads = 1). */
 static bool parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, tl__sb *line) {
   const tl_ir_expr *extents[TL__C_MAX_COLLAPSE];
   int depth = collapse_depth(s, extents);
+  int64_t limit;
+  if (tl__cgen_thread_limit(&limit) != TL_OK) { /* c_parallel.c reported it */
+    tl__cgen_fail(g, TL_EINVAL);
+    return false;
+  }
+  if (limit == 1) return false;
   bool constant = true;
   int64_t trips = 1;
   for (int k = 0; k < depth; k++) {
     if (extents[k]->kind != TL_EXPR_INT) constant = false;
     else trips *= extents[k]->u.int_value;
   }
-  int64_t min_blocks = tl__cgen_min_parallel_blocks(tl__cgen_block_work(s, depth)); /* c_parallel.c */
+  int64_t work = tl__cgen_block_work(s, depth);
+  int64_t min_blocks = tl__cgen_min_parallel_blocks(work); /* c_parallel.c */
   if (constant && trips < min_blocks) return false;
+  int64_t threads = tl__cgen_team_size(constant ? trips : -1, work, limit);
   if (constant) {
-    parallel_line(g, depth, NULL, line);
+    parallel_line(g, depth, NULL, threads, line);
     return true;
   }
   tl__sb cond = TL__SB_INIT;
@@ -104,7 +125,7 @@ static bool parallel_pragma(tl__cgen *g, const tl_ir_stmt *s, tl__sb *line) {
   }
   tl__cgen_write(g, " >= %lld", (long long)min_blocks);
   tl__cgen_capture_end(g, prev);
-  parallel_line(g, depth, tl__sb_str(&cond), line);
+  parallel_line(g, depth, tl__sb_str(&cond), threads, line);
   tl__sb_free(&cond);
   return true;
 }

@@ -25,6 +25,11 @@ static const char k_prelude[] =
   "#else\n"
   "#define TL_OMP(directive)\n"
   "#endif\n"
+  "#endif\n"
+  "/* TL_TEAM(n): a team of at most n threads, nor more than OpenMP's count (OMP_NUM_THREADS). */\n"
+  "#if defined(_OPENMP) && !defined(TL_TEAM)\n"
+  "#include <omp.h>\n"
+  "#define TL_TEAM(n) ((n) < omp_get_max_threads() ? (int)(n) : omp_get_max_threads())\n"
   "#endif\n";
 
 /* float16 and bfloat16: narrowing from double rounds once, to nearest with ties to
@@ -108,18 +113,19 @@ static const tl__c_helper k_helpers[] = {
   {"fdiv", true, NULL, tl__c_text_fdiv_double},
   {"gemm", false, "fp16", tl__c_text_gemm},
   {"exp2", false, NULL, tl__c_text_exp2},
+  {"exp", false, NULL, tl__c_text_exp},
   {NULL, false, NULL, NULL},
 };
 
 static const tl__c_math k_math[] = {
-  {TL_OP_EXP, "expf(%0)", "exp(%0)", NULL},
+  {TL_OP_EXP, "tl_expf(%0)", "exp(%0)", "exp"}, /* vectorizable (c_math_text.c) */
   {TL_OP_EXP2, "tl_exp2f(%0)", "exp2(%0)", "exp2"}, /* vectorizable (c_math_text.c) */
   {TL_OP_LOG, "logf(%0)", "log(%0)", NULL},
   {TL_OP_LOG2, "log2f(%0)", "log2(%0)", NULL},
   {TL_OP_SQRT, "sqrtf(%0)", "sqrt(%0)", NULL},
   {TL_OP_RSQRT, "(1.0f / sqrtf(%0))", "(1.0 / sqrt(%0))", NULL},
   {TL_OP_TANH, "tanhf(%0)", "tanh(%0)", NULL},
-  {TL_OP_SIGMOID, "(1.0f / (1.0f + expf(-(%0))))", "(1.0 / (1.0 + exp(-(%0))))", NULL},
+  {TL_OP_SIGMOID, "(1.0f / (1.0f + tl_expf(-(%0))))", "(1.0 / (1.0 + exp(-(%0))))", "exp"},
   {TL_OP_POW, "powf(%0, %1)", "pow(%0, %1)", NULL},
   {TL_OP_FMA, "fmaf(%0, %1, %2)", "fma(%0, %1, %2)", NULL},
   {TL_OP_FLOOR, "floorf(%0)", "floor(%0)", NULL},
@@ -201,7 +207,8 @@ const tl__c_dialect tl__c_dialect_c = {
   .atomic_min = k_atomic_min,
   /* A single block runs on the calling thread: forking a team for it costs more
    * than the work (tens of microseconds). */
-  .parallel_for = "TL_OMP(omp parallel for$C$I)",
+  .parallel_for = "TL_OMP(omp parallel for$C$I$N)",
+  .parallel_threads = " num_threads(TL_TEAM($B))",
   .unroll_pragma = NULL,
   .helpers = k_helpers,
   .prelude = k_prelude,

@@ -127,9 +127,12 @@ static tl_status restrict_module(tl_ir_module *mod, const char *name) {
 
 /* ----------------------------------------------------------------- lowering */
 
-/* Runs the semantic check and the pipeline inside a session. */
+static tl_status table_and_codegen(const tl_backend_context *ctx, const char *name, bool codegen, tl__lowered *out);
+
+/* Runs the semantic check, the pipeline and the code generators inside a session
+ * (code generators read pass configs too: tl.enable_fast_math, tl.cpu.num_threads). */
 static tl_status lower_in_session(tl_ir_module *work, const char *name, const tl_compile_options *opts,
-                                  const tl_backend_context *ctx) {
+                                  const tl_backend_context *ctx, bool codegen, tl__lowered *out) {
   TL__TRY(tl__pass_configs_check(opts->pass_configs)); /* also for tlc lower/source, which skip tl_compile */
   tl__session session;
   tl__session_init(&session);
@@ -145,6 +148,7 @@ static tl_status lower_in_session(tl_ir_module *work, const char *name, const tl
   static const tl__pass check = {"semantic_check", tl__pass_semantic_check};
   tl_status s = tl__run_passes(work, tl_backend_context_target(ctx), &check, 1);
   if (s == TL_OK) s = tl_backend_context_lower(ctx, work);
+  if (s == TL_OK) s = table_and_codegen(ctx, name, codegen, out);
   tl__session_exit(previous);
   if (s == TL_OK) s = tl__session_check_print_after(&session);
   if (s == TL_OK && session.time_passes) tl__session_report_timings(&session);
@@ -157,8 +161,13 @@ tl_status tl__engine_lower(const tl_ir_module *mod, const tl_ir_func *func, cons
   memset(out, 0, sizeof *out);
   tl_status s = tl_ir_module_clone(mod, &out->mod);
   if (s == TL_OK) s = restrict_module(out->mod, func->name);
-  if (s == TL_OK) s = lower_in_session(out->mod, func->name, opts, ctx);
-  if (s == TL_OK) s = tl__kernel_table_from_module(out->mod, func->name, &out->table);
+  if (s == TL_OK) s = lower_in_session(out->mod, func->name, opts, ctx, codegen, out);
+  if (s != TL_OK) tl__lowered_free(out);
+  return s;
+}
+
+static tl_status table_and_codegen(const tl_backend_context *ctx, const char *name, bool codegen, tl__lowered *out) {
+  tl_status s = tl__kernel_table_from_module(out->mod, name, &out->table);
   if (s == TL_OK && codegen) {
     const tl_execution_backend_spec *spec = tl_backend_context_execution_backend(ctx);
     s = tl_backend_context_codegen_device(ctx, out->mod, -1, &out->device);
@@ -167,6 +176,5 @@ tl_status tl__engine_lower(const tl_ir_module *mod, const tl_ir_func *func, cons
       if (s == TL_OK) s = tl_backend_context_codegen_host(ctx, out->mod, &out->host);
     }
   }
-  if (s != TL_OK) tl__lowered_free(out);
   return s;
 }

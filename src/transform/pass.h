@@ -54,6 +54,9 @@ tl_dtype tl__gemm_product_dtype(tl_dtype a, tl_dtype b, tl_dtype c);
 /* T.gemm on on-chip tiles to T.gemm_strided for the C code generator's blocked
  * kernel, where it qualifies (lower_gemm_cpu.c). */
 tl_status tl__pass_lower_gemm_cpu(tl_ir_module *mod, const tl_target *target);
+/* Narrow `a + b` element indices that provably do not overflow to 64-bit
+ * additions, so C compilers see contiguous rows under -fwrapv (widen_index_cpu.c). */
+tl_status tl__pass_widen_index_cpu(tl_ir_module *mod, const tl_target *target);
 /* T.Kernel's blocks to a parallel loop for the CPU (lower_kernel_cpu.c). */
 tl_status tl__pass_lower_kernel_cpu(tl_ir_module *mod, const tl_target *target);
 /* Allocated buffers to one dimension (flatten.c). */

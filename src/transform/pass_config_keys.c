@@ -13,6 +13,7 @@ typedef struct key_info {
 static const key_info k_keys[] = {
   /* This library's own. */
   {"tl.verify_after_each_pass", "the IR is verified after every pass"},
+  {"tl.cpu.num_threads", "the most threads of a CPU kernel's OpenMP team (c target; 1: none)"},
   /* Upstream TileLang's PassConfigKey. */
   {"tl.enable_fast_math", "fast math in CUDA code generation"},
   {"tl.Simplify", NULL},

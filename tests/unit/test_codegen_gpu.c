@@ -342,7 +342,8 @@ static void make_c_as_plain(c_as_plain *p) {
     .thread_tags = NULL, .barrier = NULL,
     .math = p->math,
     .atomic_add = k_c_atomics,
-    .parallel_for = "TL_OMP(omp parallel for$C$I)",
+    .parallel_for = "TL_OMP(omp parallel for$C$I$N)",
+    .parallel_threads = " num_threads(TL_TEAM($B))",
     .helpers = p->helpers,
     .prelude = c->prelude,
   };

@@ -14,6 +14,7 @@ static const tl__pass k_c_passes[] = {
     {"flatten", tl__pass_flatten},                   /* local arrays -> one dimension */
     {"simplify", tl__pass_simplify},
     {"split_host_device", tl__pass_split_host_device}, /* host entry + device kernels */
+    {"widen_index_cpu", tl__pass_widen_index_cpu},     /* a + b indices in 64 bits where exact */
     {"make_packed_api", tl__pass_make_packed_api},     /* argument checks, symbolic dims */
 };
 

@@ -12,11 +12,36 @@
 #define TL_OMP(directive)
 #endif
 #endif
+/* TL_TEAM(n): a team of at most n threads, nor more than OpenMP's count (OMP_NUM_THREADS). */
+#if defined(_OPENMP) && !defined(TL_TEAM)
+#include <omp.h>
+#define TL_TEAM(n) ((n) < omp_get_max_threads() ? (int)(n) : omp_get_max_threads())
+#endif
 
 #ifndef TL_HELPER_FMINMAX_F32
 #define TL_HELPER_FMINMAX_F32
 static inline float tl_min_f32(float a, float b) { return (a < b || a != a) ? a : b; }
 static inline float tl_max_f32(float a, float b) { return (a > b || a != a) ? a : b; }
+#endif
+#ifndef TL_HELPER_EXP
+#define TL_HELPER_EXP
+static inline float tl_expf(float x) {
+  float y = x < -104.0f ? -104.0f : x;
+  y = y > 89.0f ? 89.0f : y;
+  float n = (y * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round(y / ln 2) */
+  float r = (y - n * 0.693359375f) + n * 2.12194440e-4f;            /* y - n ln 2 */
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  float m = n == n ? n : 0.0f; /* NaN: any scale, p is NaN */
+  int32_t i = (int32_t)m, h = i >> 1;
+  union { uint32_t u; float f; } s1 = {(uint32_t)(h + 127) << 23}, s2 = {(uint32_t)(i - h + 127) << 23};
+  return p * s1.f * s2.f;
+}
 #endif
 #ifndef TL_HELPER_INTDIV_I32
 #define TL_HELPER_INTDIV_I32
@@ -43,7 +68,7 @@ static void axpy_kernel(const float *restrict X, float *restrict Y, float alpha,
           }
           for (int32_t j_2 = 0; j_2 < 4; ++j_2) {
             const int32_t col = bx * 4 + j_2;
-            Y[row * 8 + col] = (t[j_2] > acc[0] - 1.0f ? expf(t[j_2] - acc[0]) : -t[j_2]) + (float)tl_floormod_i32(col - shift, 3);
+            Y[row * 8 + col] = (t[j_2] > acc[0] - 1.0f ? tl_expf(t[j_2] - acc[0]) : -t[j_2]) + (float)tl_floormod_i32(col - shift, 3);
           }
         }
       }

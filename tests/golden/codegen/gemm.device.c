@@ -12,6 +12,11 @@
 #define TL_OMP(directive)
 #endif
 #endif
+/* TL_TEAM(n): a team of at most n threads, nor more than OpenMP's count (OMP_NUM_THREADS). */
+#if defined(_OPENMP) && !defined(TL_TEAM)
+#include <omp.h>
+#define TL_TEAM(n) ((n) < omp_get_max_threads() ? (int)(n) : omp_get_max_threads())
+#endif
 
 #ifndef TL_HELPER_FP16
 #define TL_HELPER_FP16
@@ -196,7 +201,7 @@ static inline void tl_gemm(int64_t M, int64_t N, int64_t K, int type, const void
 #endif
 
 static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B, uint16_t *restrict C) {
-  TL_OMP(omp parallel for collapse(2))
+  TL_OMP(omp parallel for collapse(2) num_threads(TL_TEAM(9)))
   for (int32_t by = 0; by < 3; ++by) {
     for (int32_t bx = 0; bx < 3; ++bx) {
       uint16_t A_shared[1024];
@@ -210,12 +215,12 @@ static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B
       for (int32_t k = 0; k < 3; ++k) {
         for (int32_t i_1 = 0; i_1 < 32; ++i_1) {
           for (int32_t j_1 = 0; j_1 < 32; ++j_1) {
-            A_shared[i_1 * 32 + j_1] = tl_f16_from_f64(k * 32 + j_1 < 72 ? tl_f16_to_f32(A[(by * 32 + i_1) * 72 + (k * 32 + j_1)]) : 0.0f);
+            A_shared[i_1 * 32 + j_1] = tl_f16_from_f64(k * 32 + j_1 < 72 ? tl_f16_to_f32(A[(int64_t)((by * 32 + i_1) * 72) + ((int64_t)(k * 32) + (int64_t)j_1)]) : 0.0f);
           }
         }
         for (int32_t i_2 = 0; i_2 < 32; ++i_2) {
           for (int32_t j_2 = 0; j_2 < 32; ++j_2) {
-            B_shared[i_2 * 32 + j_2] = tl_f16_from_f64(k * 32 + i_2 < 72 && bx * 32 + j_2 < 80 ? tl_f16_to_f32(B[(k * 32 + i_2) * 80 + (bx * 32 + j_2)]) : 0.0f);
+            B_shared[i_2 * 32 + j_2] = tl_f16_from_f64(k * 32 + i_2 < 72 && bx * 32 + j_2 < 80 ? tl_f16_to_f32(B[(int64_t)((k * 32 + i_2) * 80) + ((int64_t)(bx * 32) + (int64_t)j_2)]) : 0.0f);
           }
         }
         tl_gemm(32, 32, 32, TL_GEMM_F16, &A_shared[0], 32, 1, &B_shared[0], 32, 1, &C_local[0], 32, 1, 0);
@@ -223,7 +228,7 @@ static void matmul_kernel(const uint16_t *restrict A, const uint16_t *restrict B
       for (int32_t i_3 = 0; i_3 < 32; ++i_3) {
         for (int32_t j_3 = 0; j_3 < 32; ++j_3) {
           if (bx * 32 + j_3 < 80) {
-            C[(by * 32 + i_3) * 80 + (bx * 32 + j_3)] = tl_f16_from_f64(C_local[i_3 * 32 + j_3]);
+            C[(int64_t)((by * 32 + i_3) * 80) + ((int64_t)(bx * 32) + (int64_t)j_3)] = tl_f16_from_f64(C_local[i_3 * 32 + j_3]);
           }
         }
       }

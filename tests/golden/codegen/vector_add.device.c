@@ -12,6 +12,11 @@
 #define TL_OMP(directive)
 #endif
 #endif
+/* TL_TEAM(n): a team of at most n threads, nor more than OpenMP's count (OMP_NUM_THREADS). */
+#if defined(_OPENMP) && !defined(TL_TEAM)
+#include <omp.h>
+#define TL_TEAM(n) ((n) < omp_get_max_threads() ? (int)(n) : omp_get_max_threads())
+#endif
 
 static void vector_add_kernel(const float *restrict A, const float *restrict B, float *restrict C, int32_t N) {
   TL_OMP(omp parallel for if(N / 256 + (N % 256 != 0) >= 86))
