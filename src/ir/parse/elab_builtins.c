@@ -39,6 +39,8 @@ static const tl__builtin_info LANG[] = {
   {"atomic_addx4", BI_ATOMIC_ADDX, 4},
   {"any_of", BI_ANY_OF, -1},
   {"all_of", BI_ALL_OF, -1},
+  {"reshape", BI_RESHAPE, -1},
+  {"view", BI_VIEW, -1},
   /* hints: accepted and recorded (elab_hints.c) */
   {"use_swizzle", BI_HINT, -1},
   {"annotate_layout", BI_HINT, -1},
