@@ -96,17 +96,18 @@ static void test_interpreter_and_lowered(void **state) {
  * printed text gives an equal module with the same hash. */
 static void test_equal_and_roundtrip(void **state) {
   (void)state;
-  static const char *const fmt =
-      "import tilelang.language as T\n"
-      "\n"
-      "@T.prim_func\n"
-      "def w(A: T.Tensor((8,), \"float32\"), B: T.Tensor((8,), \"float32\"), C: T.Tensor((2, 4), \"float32\")):\n"
-      "    with T.Kernel(1) as _:\n"
-      "        V = T.reshape(%s, (2, 4))\n"
-      "        T.copy(V, C)\n";
   char sa[1024], sb[1024];
-  snprintf(sa, sizeof sa, fmt, "A");
-  snprintf(sb, sizeof sb, fmt, "B");
+#define VIEW_OF(src)                                                                                             \
+  "import tilelang.language as T\n"                                                                              \
+  "\n"                                                                                                           \
+  "@T.prim_func\n"                                                                                               \
+  "def w(A: T.Tensor((8,), \"float32\"), B: T.Tensor((8,), \"float32\"), C: T.Tensor((2, 4), \"float32\")):\n"    \
+  "    with T.Kernel(1) as _:\n"                                                                                 \
+  "        V = T.reshape(" src ", (2, 4))\n"                                                                     \
+  "        T.copy(V, C)\n"
+  snprintf(sa, sizeof sa, "%s", VIEW_OF("A"));
+  snprintf(sb, sizeof sb, "%s", VIEW_OF("B"));
+#undef VIEW_OF
   tl_ir_module *ma = NULL, *mb = NULL, *mr = NULL;
   TL_ASSERT_OK(ft_parse(sa, NULL, &ma));
   TL_ASSERT_OK(ft_parse(sb, NULL, &mb));
