@@ -105,6 +105,8 @@ typedef struct tl_ir_buffer {
   tl_ir_var *data;      /* the data pointer (dtype handle), made with the buffer */
   uint32_t id;          /* unique in its module, in creation order */
   tl_ir_span span;
+  bool view;            /* T.reshape / T.view: shares the storage of the buffer that owns `data`; its
+                         * TL_STMT_ALLOC declares it and allocates nothing */
 } tl_ir_buffer;
 
 typedef enum tl_ir_expr_kind {

@@ -6,6 +6,7 @@ const tl__pass tl__gpu_passes[] = {
     {"simplify", tl__pass_simplify},
     {"gpu_software_pipeline", tl__pass_gpu_software_pipeline},           /* T.Pipelined's stages (cp.async) */
     {"lower_elementwise_tile_ops", tl__pass_lower_elementwise_tile_ops}, /* T.copy, T.fill, ... -> T.Parallel */
+    {"gpu_lower_views", tl__pass_gpu_lower_views},                       /* T.reshape / T.view -> their source */
     {"gpu_insert_barriers", tl__pass_gpu_insert_barriers},               /* between block-level steps */
     {"gpu_pad_shared", tl__pass_gpu_pad_shared},                         /* tensor-core operand rows */
     {"gpu_lower_simt", tl__pass_gpu_lower_simt},                         /* threads, layouts, tile ops */

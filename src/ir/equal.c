@@ -61,7 +61,9 @@ static bool eq_buffer_def(const eq_ctx *c, const tl__ir_bind *ba, const tl__ir_b
   if (!eq_exprs(c, ba, bb, a->shape, b->shape, a->ndim)) return false;
   if (!a->strides != !b->strides) return false;
   if (a->strides && !eq_exprs(c, ba, bb, a->strides, b->strides, a->ndim)) return false;
-  if (!a->data != !b->data) return false;
+  if (!a->data != !b->data || a->view != b->view) return false;
+  /* A view (T.reshape) is also the storage it shares: its source's data variable. */
+  if (a->view) return eq_var_use(c, ba, bb, a->data, b->data);
   return !a->data || eq_var_props(a->data, b->data);
 }
 

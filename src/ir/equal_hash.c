@@ -65,7 +65,9 @@ static void h_buffer_def(hash_ctx *c, const tl__ir_bind *b, const tl_ir_buffer *
   h_exprs(c, b, buf->shape, buf->ndim);
   h_u64(c, buf->strides != NULL);
   if (buf->strides) h_exprs(c, b, buf->strides, buf->ndim);
-  h_var_props(c, buf->data);
+  h_u64(c, buf->view);
+  if (buf->view) h_var_use(c, b, buf->data); /* the storage it shares */
+  else h_var_props(c, buf->data);
 }
 
 static void h_buffer_use(hash_ctx *c, const tl__ir_bind *b, const tl_ir_buffer *buf) {

@@ -160,7 +160,21 @@ static void print_indented_block(tl__printer *P, const tl_ir_stmt *s) {
   P->indent--;
 }
 
+/* X = T.reshape(src, shape): the source is named by the data variable. */
+static void print_view(tl__printer *P, const tl_ir_buffer *b) {
+  const char *src = tl__print_name_of(P, b->data, b->data->name);
+  const char *name = tl__print_define(P, b, b->name);
+  line(P);
+  tl__sb_appendf(&P->sb, "%s = T.reshape(%s, ", name, src);
+  tl__print_shape(P, b->ndim, b->shape);
+  tl__sb_append(&P->sb, ")\n");
+}
+
 static void print_alloc(tl__printer *P, const tl_ir_buffer *b) {
+  if (b->view) {
+    print_view(P, b);
+    return;
+  }
   const char *name = tl__print_define(P, b, b->name);
   tl__print_alias(P, b->data, b);
   line(P);

@@ -363,7 +363,7 @@ static tl_status verify_alloc(const tl__verify_ctx *c, const tl__ir_bind *b, con
     return tl__verify_error(c, buf->span, "buffer '%s' is defined twice", buf->name);
   if (!dtype_valid(buf->dtype) || buf->dtype.code == TL_DTYPE_HANDLE)
     return tl__verify_error(c, buf->span, "buffer '%s' has invalid element type %s", buf->name, tl__dtype_str(buf->dtype).s);
-  if (buf->scope == TL_SCOPE_GLOBAL)
+  if (buf->scope == TL_SCOPE_GLOBAL && !buf->view)
     return tl__verify_error(c, buf->span, "buffer '%s' is allocated in global scope; global buffers can only be parameters",
                     buf->name);
   if ((unsigned)buf->scope > TL_SCOPE_LOCAL_VAR)
@@ -378,6 +378,13 @@ static tl_status verify_alloc(const tl__verify_ctx *c, const tl__ir_bind *b, con
     if (!buf->shape || !buf->shape[i]) return tl__verify_error(c, buf->span, "buffer '%s' lacks its shape", buf->name);
     TL__TRY(check_int_scalar(c, b, buf->shape[i], "a buffer dimension"));
     if (buf->strides) TL__TRY(check_int_scalar(c, b, buf->strides[i], "a buffer stride"));
+  }
+  if (buf->view) { /* T.reshape / T.view: the storage of a buffer in scope */
+    if (!buf->data || tl__ir_resolve_var(c->f, b, buf->data).kind == TL__REF_FREE)
+      return tl__verify_error(c, buf->span, "view '%s' of storage that is not in scope", buf->name);
+    if (buf->strides)
+      return tl__verify_error(c, buf->span, "view '%s' has strides", buf->name);
+    return TL_OK;
   }
   if (buf->data && tl__ir_resolve_var(c->f, b, buf->data).kind != TL__REF_FREE)
     return tl__verify_error(c, buf->span, "variable '%s' is defined twice", buf->data->name);

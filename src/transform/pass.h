@@ -61,6 +61,10 @@ tl_status tl__pass_widen_index_cpu(tl_ir_module *mod, const tl_target *target);
 tl_status tl__pass_lower_kernel_cpu(tl_ir_module *mod, const tl_target *target);
 /* Allocated buffers to one dimension (flatten.c). */
 tl_status tl__pass_flatten(tl_ir_module *mod, const tl_target *target);
+/* T.reshape / T.view buffers -> accesses of their source (lower_views.c); the GPU
+ * form runs before tile ops are lowered and refuses views they take. */
+tl_status tl__pass_lower_views(tl_ir_module *mod, const tl_target *target);
+tl_status tl__pass_gpu_lower_views(tl_ir_module *mod, const tl_target *target);
 /* Host entry and device kernels (split_host_device.c). */
 tl_status tl__pass_split_host_device(tl_ir_module *mod, const tl_target *target);
 /* Argument checks and symbolic-dim bindings in host entries (make_packed_api.c). */

@@ -178,6 +178,27 @@ static const cuda_case k_cuda_cases[] = {
     {"T.any_of/all_of, T.atomic_addx2/x4 (float16 at block level)", "aax", ANYALL_ADDX_SRC, 1e-2, "tl_atomic_add_f16("},
     {"per-thread code: T.get_thread_binding, barriers between phases, a shared atomic", "st", SIMT_KERNEL_SRC, 0,
      "__syncthreads()"},
+    {"T.reshape / T.view of a global parameter, shared memory and a fragment", "rv",
+     CUDA_HDR "@T.prim_func\n"
+              "def rv(A: T.Tensor((96,), \"float32\"), B: T.Tensor((8, 12), \"float32\"), C: T.Tensor((4, 24), \"float32\"),\n"
+              "       D: T.Tensor((12,), \"float32\")):\n"
+              "    with T.Kernel(2, threads=32) as bx:\n"
+              "        A2 = T.reshape(A, (8, 12))\n"
+              "        S = T.alloc_shared((8, 12), \"float32\")\n"
+              "        T.copy(A2, S)\n"
+              "        S1 = T.view(S, (2, 48))\n"
+              "        for i, j in T.Parallel(2, 48):\n"
+              "            S1[i, j] = S1[i, j] * (i + 2.0)\n"
+              "        T.copy(S, B)\n"
+              "        F = T.alloc_fragment((96,), \"float32\")\n"
+              "        T.copy(A, F)\n"
+              "        F2 = T.reshape(F, (4, 24))\n"
+              "        for i, j in T.Parallel(4, 24):\n"
+              "            F2[i, j] = F2[i, j] - j\n"
+              "        T.copy(F2, C)\n"
+              "        for i in T.Parallel(12):\n"
+              "            D[i] = F[i * 8] + A2[i % 8, i]\n",
+     0, NULL},
 };
 #define CUDA_NCASES (sizeof k_cuda_cases / sizeof k_cuda_cases[0])
 

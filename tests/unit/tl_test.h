@@ -43,8 +43,6 @@ static inline int tl_test_contains(const char *hay, const char *needle) { return
       fail_msg("message:\n  got:      %s\n  expected: %s", tl_last_error(), (expected)); \
   } while (0)
 
-#endif
-
 /* The OOM sweep (as libuv's test-loop-oom): runs op with the Nth allocation failing,
  * for N = 1, 2, ... until op succeeds with no injected failure. Every failing run must
  * return TL_ENOMEM with "out of memory" in the message, and `after_failure` (if given)
@@ -69,3 +67,5 @@ static inline long tl_oom_sweep(tl_oom_op op, tl_oom_check after_failure, void *
     if (n > 1000000) fail_msg("OOM sweep did not terminate");
   }
 }
+
+#endif

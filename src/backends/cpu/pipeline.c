@@ -10,6 +10,7 @@ static const tl__pass k_c_passes[] = {
     {"simplify", tl__pass_simplify},
     {"lower_gemm_cpu", tl__pass_lower_gemm_cpu},     /* T.gemm on tiles -> T.gemm_strided */
     {"lower_tile_ops", tl__pass_lower_tile_ops},     /* T.copy, other T.gemm, ... -> loops */
+    {"lower_views", tl__pass_lower_views},           /* T.reshape / T.view -> their source */
     {"lower_kernel_cpu", tl__pass_lower_kernel_cpu}, /* blocks -> one parallel loop */
     {"flatten", tl__pass_flatten},                   /* local arrays -> one dimension */
     {"simplify", tl__pass_simplify},

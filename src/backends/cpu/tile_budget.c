@@ -25,6 +25,7 @@ static bool on_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
   budget *b = v->ctx;
   if (b->status != TL_OK) return false;
   if (s->kind != TL_STMT_ALLOC || !s->u.alloc.buffer || !is_tile(s->u.alloc.buffer->scope)) return true;
+  if (s->u.alloc.buffer->view) return true; /* T.reshape / T.view: no storage of its own */
   const tl_ir_buffer *buf = s->u.alloc.buffer;
   int64_t n = (int64_t)tl_dtype_bytes(buf->dtype);
   if (n == 0) n = 1; /* sub-byte types: at least a byte each, as the C code holds them */

@@ -193,6 +193,11 @@ static alloc_block *push_record(tl__iframe *fr, const tl_ir_buffer *buf, size_t 
 }
 
 tl_status tl__interp_alloc(tl__iframe *fr, const tl_ir_buffer *buf, tl_ir_span span) {
+  if (buf->view) { /* T.reshape / T.view: the storage its data variable is bound to */
+    tl__istore *st;
+    TL__TRY(tl__interp_storage(fr, buf, span, &st));
+    return tl__interp_layout_eval(fr, buf, span);
+  }
   if (fr->simt && (buf->scope == TL_SCOPE_SHARED || buf->scope == TL_SCOPE_SHARED_DYN))
     return tl__simt_alloc_shared(fr, buf, span); /* one instance for the whole block */
   size_t nbytes;

@@ -76,6 +76,7 @@ typedef enum tl__builtin {
   BI_THREAD_BINDING, BI_BLOCK_BINDING, BI_THREAD_EXTENT, BI_BLOCK_EXTENT, /* T.get_thread_binding(i), ... */
   BI_THREAD_BINDING_OF, /* T.thread_binding(start, stop, thread="threadIdx.x") in a T.Kernel */
   BI_ASSUME,            /* T.assume(cond): a statement */
+  BI_RESHAPE, BI_VIEW, /* T.reshape, T.view (elab_view.c) */
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
   BI_OPERATOR, BI_BITWISE_NOT, BI_TRUNCMOD, BI_SELECT, BI_CLAMP, BI_MAX_VALUE, BI_MIN_VALUE,
   BI_PY_MIN, BI_PY_MAX, BI_PY_ABS, BI_PY_INT, BI_PY_FLOAT, BI_PY_LEN, BI_PY_BOOL, BI_PY_ISINSTANCE,
@@ -342,6 +343,10 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
 /* T.any_of(region) / T.all_of(region) (all: true): whether any (every) element of
  * a buffer, a region or one element is nonzero, as a bool expression over its
  * elements (constant extents). NULL after an error. */
+/* T.reshape / T.view (is_view) call: the view buffer named `name`, or NULL after an
+ * error (elab_view.c). */
+tl_ir_buffer *tl__elab_view(tl__elab *E, const tl__ast_expr *call, const char *opname, bool is_view,
+                            const char *name);
 tl__val *tl__elab_any_all(tl__elab *E, const tl__ast_expr *call, const char *opname, bool all);
 
 /* The caller's binding for `name` (opts->consts; marked used), parsed as a Python

@@ -44,6 +44,8 @@ static const tl__builtin_info LANG[] = {
   {"get_thread_extent", BI_THREAD_EXTENT, -1},
   {"get_block_extent", BI_BLOCK_EXTENT, -1},
   {"thread_binding", BI_THREAD_BINDING_OF, -1},
+  {"reshape", BI_RESHAPE, -1},
+  {"view", BI_VIEW, -1},
   /* hints: accepted and recorded (elab_hints.c) */
   {"use_swizzle", BI_HINT, -1},
   {"annotate_layout", BI_HINT, -1},

@@ -94,7 +94,7 @@ static tl__val *misplaced(tl__elab *E, const tl__ast_expr *e, const tl__val *fn)
     case BI_PARALLEL: case BI_SERIAL: case BI_PIPELINED: case BI_UNROLL: case BI_VECTORIZED: case BI_GRID: case BI_RANGE:
       tl__elab_error(E, POS(e), "%s can only be used as the iterable of a for loop", n);
       break;
-    case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: case BI_ALLOC_VAR:
+    case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: case BI_ALLOC_VAR: case BI_RESHAPE: case BI_VIEW:
       tl__elab_error(E, POS(e), "%s must be assigned to a name: X = %s(...)", n, n);
       break;
     case BI_ATOMIC_ADD: case BI_ATOMIC_ADDX:

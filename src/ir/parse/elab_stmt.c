@@ -354,6 +354,28 @@ static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr 
   return tl__bind(E, name, v, B_ALLOC, t->line, t->col);
 }
 
+/* X = T.reshape(A, shape) / T.view(A, shape, dtype): a view of A's storage. */
+static bool view_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *call, const tl__builtin_info *bi,
+                        tl__vec *items) {
+  const tl__ast_expr *t = s->u.assign.target;
+  if (t->kind != AE_NAME) {
+    tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi->name);
+    return false;
+  }
+  if (!E->fn->in_kernel) {
+    tl__elab_error(E, POS(call), "%s must be inside a T.Kernel block", bi->name);
+    return false;
+  }
+  if (!check_rebind(E, t->u.name, POS(t))) return false;
+  tl_ir_buffer *b = tl__elab_view(E, call, bi->name, bi->id == BI_VIEW, t->u.name);
+  if (!b) return false;
+  if (!emit(E, items, tl_ir_alloc(E->mod, b), POS(call))) return false;
+  tl__val *v = tl__val_new(E, V_BUFFER);
+  if (!v) return false;
+  v->u.buf = b;
+  return tl__bind(E, t->u.name, v, B_ALLOC, t->line, t->col);
+}
+
 /* ------------------------------------------------------------------ jit style */
 
 static bool at_jit_top(tl__elab *E) { return E->fn->kind == FK_JIT && E->fn->depth == 1 && !E->fn->in_kernel; }
@@ -887,6 +909,7 @@ static bool elab_assign(tl__elab *E, const tl__ast_stmt *s, tl__vec *items) {
   switch (id) {
     case BI_ALLOC_SHARED: case BI_ALLOC_FRAGMENT: case BI_ALLOC_LOCAL: case BI_ALLOC_VAR:
       return alloc_assign(E, s, value, &bi, items);
+    case BI_RESHAPE: case BI_VIEW: return view_assign(E, s, value, &bi, items);
     case BI_THREAD_BINDING: case BI_THREAD_BINDING_OF: case BI_BLOCK_BINDING:
       /* tn = T.get_thread_binding(0): the name is the kernel's index itself (no LET),
        * as `as bx` binds a block index; a new thread variable takes the name */

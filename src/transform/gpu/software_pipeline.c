@@ -10,8 +10,9 @@
  *   - the source region's bounds read no memory (k and values from outside the
  *     loop only), and its buffer is not written in the loop;
  *   - the destination region has constant bounds, its buffer B is allocated in
- *     the kernel outside the loop, used nowhere else in the kernel, not touched
- *     by the body's statements before the copy, and only read after it.
+ *     the kernel outside the loop (not a T.reshape / T.view, nor viewed by one),
+ *     used nowhere else in the kernel, not touched by the body's statements
+ *     before the copy, and only read after it.
  * Each such B becomes B' with a leading dimension of S stages; iteration k's copy
  * fills stage (k - m) % S, and the loop becomes
  *
@@ -117,6 +118,25 @@ static bool const_region(const tl_ir_expr *r) {
   return true;
 }
 
+typedef struct view_of {
+  const tl_ir_buffer *b;
+  bool found;
+} view_of;
+
+static bool view_stmt(tl_ir_visitor *v, const tl_ir_stmt *s) {
+  view_of *w = v->ctx;
+  if (s->kind == TL_STMT_ALLOC && s->u.alloc.buffer->view && s->u.alloc.buffer->data == w->b->data) w->found = true;
+  return !w->found;
+}
+
+/* Whether a T.reshape / T.view of b is declared in the kernel body. */
+static bool has_view_of(const tl_ir_stmt *body, const tl_ir_buffer *b) {
+  view_of w = {b, false};
+  tl_ir_visitor v = {NULL, view_stmt, &w};
+  tl_ir_visit_stmt(&v, body);
+  return w.found;
+}
+
 /* Whether items[i] is a producer of the loop (the rules above). */
 static bool is_producer(const pctx *c, const tl_ir_stmt *loop, tl_ir_stmt *const *items, uint32_t n, uint32_t i) {
   const tl_ir_stmt *s = items[i];
@@ -126,7 +146,9 @@ static bool is_producer(const pctx *c, const tl_ir_stmt *loop, tl_ir_stmt *const
   const tl_ir_expr *src = s->u.eval.expr->u.call.args[0], *dst = s->u.eval.expr->u.call.args[1];
   if (src->kind != TL_EXPR_REGION || dst->kind != TL_EXPR_REGION) return false;
   const tl_ir_buffer *g = src->u.region.buffer, *b = dst->u.region.buffer;
-  if (g->scope != TL_SCOPE_GLOBAL || !is_shared(b) || b->ndim + 1 > TL__GPU_MAX_RANK || !const_region(dst)) return false;
+  if (g->scope != TL_SCOPE_GLOBAL || !is_shared(b) || b->view || b->ndim + 1 > TL__GPU_MAX_RANK || !const_region(dst))
+    return false;
+  if (has_view_of(c->kernel_body, b)) return false; /* its storage has other names: it cannot be restaged alone */
   if (tl__gpu_shared_bytes(b) < 0) return false;
   if (uses_of(g, NULL, src).loads) return false; /* bounds that read memory could change */
   if (uses_of(g, loop->u.loop.body, NULL).writes) return false;
