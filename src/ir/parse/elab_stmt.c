@@ -290,8 +290,8 @@ static tl__builtin callee(tl__elab *E, const tl__ast_expr *e, tl__builtin_info *
   return info->id;
 }
 
-static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *call, const tl__builtin_info *bi,
-                         tl__vec *items) {
+/* `name = T.<bi>(...)` inside a T.Kernel: the allocations' and views' form. */
+static bool named_in_kernel(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *call, const tl__builtin_info *bi) {
   const tl__ast_expr *t = s->u.assign.target;
   if (t->kind != AE_NAME) {
     tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi->name);
@@ -301,6 +301,13 @@ static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr 
     tl__elab_error(E, POS(call), "%s must be inside a T.Kernel block", bi->name);
     return false;
   }
+  return true;
+}
+
+static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *call, const tl__builtin_info *bi,
+                         tl__vec *items) {
+  const tl__ast_expr *t = s->u.assign.target;
+  if (!named_in_kernel(E, s, call, bi)) return false;
   const char *name = t->u.name;
   if (!check_rebind(E, name, POS(t))) return false;
   const tl__ast_expr *a[3];
@@ -358,14 +365,7 @@ static bool alloc_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr 
 static bool view_assign(tl__elab *E, const tl__ast_stmt *s, const tl__ast_expr *call, const tl__builtin_info *bi,
                         tl__vec *items) {
   const tl__ast_expr *t = s->u.assign.target;
-  if (t->kind != AE_NAME) {
-    tl__elab_error(E, POS(t), "%s must be assigned to a single name", bi->name);
-    return false;
-  }
-  if (!E->fn->in_kernel) {
-    tl__elab_error(E, POS(call), "%s must be inside a T.Kernel block", bi->name);
-    return false;
-  }
+  if (!named_in_kernel(E, s, call, bi)) return false;
   if (!check_rebind(E, t->u.name, POS(t))) return false;
   tl_ir_buffer *b = tl__elab_view(E, call, bi->name, bi->id == BI_VIEW, t->u.name);
   if (!b) return false;
