@@ -268,12 +268,13 @@ static void test_barrier_placement(void **state) {
   assert_non_null(strstr(text, "for k in T.serial(3):\n        T.sync_threads()\n        A_shared["));
   tl_free(text);
   tl_ir_module_free(m);
-  /* The software pipeline (sm_80 on): one, after the wait for this iteration's
-   * stage; the stage's copies for k + 2 need none (gpu_software_pipeline). */
+  /* The software pipeline (sm_80 on): one in the loop, after the wait for this
+   * iteration's stage (the stage's copies for k + 2 need none), and one before
+   * the prologue (gpu_software_pipeline). */
   m = example("gemm.py", NULL, 0);
   TL_ASSERT_OK(gpu_lower(m, CUDA));
   text = printed(m);
-  assert_int_equal(count(text, "T.sync_threads()"), 1);
+  assert_int_equal(count(text, "T.sync_threads()"), 2);
   assert_non_null(strstr(text, "for k in T.serial(3):\n        T.cp_async_wait(1)\n        T.sync_threads()\n"));
   tl_free(text);
   tl_ir_module_free(m);

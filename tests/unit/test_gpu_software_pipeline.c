@@ -30,6 +30,25 @@
       "        T.copy(c, C[by * 64, bx * 32])\n"
 #define PIPE_GEMM_SRC(DT, ACC, STAGES, THREADS) PIPE_GEMM_SRC_K(DT, ACC, STAGES, THREADS, "T.symbolic(\"K\")")
 
+/* The pipelined loop inside an outer loop (two products one after another into
+ * one output, as a split or persistent kernel runs them): the next prologue
+ * overwrites stages the last iteration read, so it needs the barrier before it. */
+#define PIPE_NESTED_SRC                                                                                  \
+  HDR "@T.prim_func\n"                                                                                   \
+      "def g(A: T.Tensor((2, 64, 96), \"float16\"), B: T.Tensor((2, 96, 32), \"float16\"),\n"             \
+      "      C: T.Tensor((64, 32), \"float32\")):\n"                                                       \
+      "    with T.Kernel(1, threads=128) as bx:\n"                                                       \
+      "        a = T.alloc_shared((64, 32), \"float16\")\n"                                              \
+      "        b = T.alloc_shared((32, 32), \"float16\")\n"                                              \
+      "        c = T.alloc_fragment((64, 32), \"float32\")\n"                                            \
+      "        T.clear(c)\n"                                                                            \
+      "        for t in T.serial(2):\n"                                                                 \
+      "            for k in T.Pipelined(3, num_stages=2):\n"                                            \
+      "                T.copy(A[t, 0, k * 32], a)\n"                                                    \
+      "                T.copy(B[t, k * 32, 0], b)\n"                                                    \
+      "                T.gemm(a, b, c)\n"                                                               \
+      "        T.copy(c, C)\n"
+
 typedef struct pipe_case {
   const char *name;
   const char *src;
@@ -46,6 +65,7 @@ static const pipe_case k_cases[] = {
      50},
     {"float16, K = 72 constant, 3 stages", PIPE_GEMM_SRC_K("float16", "float32", "3", "128", "72"), 0},
     {"float32, K = 50 constant, 2 stages", PIPE_GEMM_SRC_K("float32", "float32", "2", "64", "50"), 0},
+    {"float16, 2 stages inside an outer loop", PIPE_NESTED_SRC, 0},
 };
 
 static tl_ir_module *parse_case(const pipe_case *c) {

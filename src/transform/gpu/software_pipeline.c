@@ -16,6 +16,7 @@
  * Each such B becomes B' with a leading dimension of S stages; iteration k's copy
  * fills stage (k - m) % S, and the loop becomes
  *
+ *   T.sync_threads()                    # an earlier run of the loop may still read stages
  *   for s in 0 .. S-2:  [if s < n:] producers of iteration m + s;  T.cp_async_commit()
  *   for k in T.serial(m, m + n):
  *     T.cp_async_wait(S - 2)            # this thread's copies of iteration k landed
@@ -298,7 +299,10 @@ static tl_ir_stmt *pipeline_loop(pctx *c, tl_ir_stmt *s) {
   tl_ir_expr *m = s->u.loop.mins[0], *ext = s->u.loop.extents[0];
   tl_ir_expr *end = tl__add(mod, m, ext);
   tl__vec out = TL__VEC_INIT(tl_ir_stmt *);
-  tl_ir_stmt *x;
+  tl_ir_stmt *x = tl_ir_barrier(mod);
+  /* Threads may still read the stages from an earlier run of the loop (it sits in
+   * an outer loop) that the prologue's copies overwrite: a barrier first. */
+  if (c->st == TL_OK) c->st = x ? tl__vec_push(&out, &x) : tl__built(mod, NULL);
   /* Prologue: stages 0 .. S-2. */
   for (int64_t i = 0; i + 1 < S && c->st == TL_OK; i++) {
     tl_ir_expr *j = tl__add(mod, m, tl__int_like(mod, m, i));

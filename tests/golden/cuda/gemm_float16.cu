@@ -51,6 +51,7 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restri
       C_local[mi * 4 + lane] = 0.0f;
     }
   }
+  __syncthreads();
   tl_cp_async_16(&A_shared[tx / 4 * 32 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + tx % 4 * 8], true);
   tl_cp_async_16(&B_shared[tx / 4 * 32 + tx % 4 * 8], &B[tx / 4 * 80 + (bx * 32 + tx % 4 * 8)], bx * 32 + tx % 4 * 8 < 80);
   tl_cp_async_commit();

@@ -87,6 +87,7 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restri
       }
     }
   }
+  __syncthreads();
   #pragma unroll
   for (int rr = 0; rr < 2; ++rr) {
     tl_cp_async_16(&A_shared[(rr * 32 + tx / 4) * 40 + tx % 4 * 8], &A[(by * 64 + (rr * 32 + tx / 4)) * 128 + tx % 4 * 8], true);
