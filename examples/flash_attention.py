@@ -65,7 +65,7 @@ def flashattn(batch=1, heads=2, seq_q=80, seq_kv=80, dim=32, is_causal=False, bl
                         acc_s[i, j] = T.if_then_else(q_idx >= k_idx and k_idx < seq_kv, 0, -T.infinity(accum_dtype))
                     else:
                         acc_s[i, j] = T.if_then_else(k_idx < seq_kv, 0, -T.infinity(accum_dtype))
-                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True)
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
 
                 # online softmax
                 T.copy(scores_max, scores_max_prev)
@@ -86,7 +86,7 @@ def flashattn(batch=1, heads=2, seq_q=80, seq_kv=80, dim=32, is_causal=False, bl
                 for i, j in T.Parallel(block_M, dim):
                     acc_o[i, j] *= scores_scale[i]
                 T.copy(V[bz, by, k * block_N:(k + 1) * block_N, :], V_shared)
-                T.gemm(acc_s_cast, V_shared, acc_o)
+                T.gemm(acc_s_cast, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
             for i, j in T.Parallel(block_M, dim):
                 acc_o[i, j] /= logsum[i]
             T.copy(acc_o, O_shared)

@@ -144,8 +144,10 @@ typedef enum tl_ir_unop { TL_UN_NEG, TL_UN_NOT, TL_UN_BITNOT } tl_ir_unop;
  *   TL_OP_COPY        (R src, R dst)                              T.copy
  *   TL_OP_FILL        (R dst, E value)                            T.fill
  *   TL_OP_CLEAR       (R dst)                                     T.clear
- *   TL_OP_GEMM        (R A, R B, R C, I transpose_A, I transpose_B, I clear_accum)
- *                     C += op(A) @ op(B) (C = ... when clear_accum)  T.gemm
+ *   TL_OP_GEMM        (R A, R B, R C, I transpose_A, I transpose_B, I clear_accum, I policy)
+ *                     C += op(A) @ op(B) (C = ... when clear_accum)  T.gemm; policy is
+ *                     T.GemmWarpPolicy's value (0 Square, 1 FullRow, 2 FullCol): how a
+ *                     GPU splits the block's warps over C, never what is computed
  *   TL_OP_REDUCE_*    (R src, R dst, I dim, I clear)              T.reduce_sum/max/min/abssum/absmax/bitxor/bitand/bitor
  *   TL_OP_ATOMIC_ADD  (R dst, E value | R value)                  T.atomic_add (_MAX, _MIN: T.atomic_max/min)
  *   TL_OP_CUMSUM      (R src, R dst, I dim, I reverse)            T.cumsum (TL_OP_CUMMAX: T.cummax)

@@ -100,6 +100,11 @@
   X(ASSUME, "T.assume", 1, ASSUME)
 
 /* clang-format off */
+/* T.GemmWarpPolicy's members by value (T.gemm's `policy` argument): the front
+ * end reads them, the printer writes them. */
+#define TL__GEMM_POLICY_NAMES {"Square", "FullRow", "FullCol"}
+#define TL__GEMM_POLICY_COUNT 3
+
 #define TL__TILE_OPS(X)                                                                                        \
   /* OP, NAME, FRONT, SIG, ARGS, DEFAULTS, WRITTEN, WRITTEN_READ, FOLD,                                        \
    *   VERIFY, INTERP, CHECK, SERIAL, ELEMENTWISE, GPU */                                                      \
@@ -109,8 +114,8 @@
     none, fill, none, fill, 1, none)                                                                           \
   X(CLEAR, "T.clear", CLEAR, "R", ("dst"), (0), 0, TL__READ_NEVER, TL__NO_FOLD,                                \
     none, clear, none, clear, 1, none)                                                                         \
-  X(GEMM, "T.gemm", GEMM, "RRRIII", ("A", "B", "C", "transpose_A", "transpose_B", "clear_accum"),             \
-    (0, 0, 0, 0, 0, 0), 2, TL__READ_UNLESS(5), TL__NO_FOLD,                                                    \
+  X(GEMM, "T.gemm", GEMM, "RRRIIII", ("A", "B", "C", "transpose_A", "transpose_B", "clear_accum", "policy"),  \
+    (0, 0, 0, 0, 0, 0, 0), 2, TL__READ_UNLESS(5), TL__NO_FOLD,                                                 \
     gemm, gemm, gemm, gemm, 0, gemm)                                                                           \
   X(REDUCE_SUM, "T.reduce_sum", REDUCE, "RRII", ("src", "dst", "dim", "clear"), (0, 0, 0, 1), 1,             \
     TL__READ_UNLESS(3), TL__FOLD(ADD, ZERO, false), reduce, reduce, reduce, reduce, 0, reduce)                 \

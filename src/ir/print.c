@@ -209,6 +209,12 @@ static void print_alloc(tl__printer *P, const tl_ir_buffer *b) {
 static void print_flag(tl__printer *P, const char *name, const tl_ir_expr *e, int64_t dflt) {
   if (e->kind == TL_EXPR_INT && e->u.int_value == dflt) return;
   tl__sb_appendf(&P->sb, ", %s=", name);
+  static const char *const policies[] = TL__GEMM_POLICY_NAMES;
+  if (strcmp(name, "policy") == 0 && e->kind == TL_EXPR_INT && e->u.int_value >= 0 &&
+      e->u.int_value < TL__GEMM_POLICY_COUNT) {
+    tl__sb_appendf(&P->sb, "T.GemmWarpPolicy.%s", policies[e->u.int_value]);
+    return;
+  }
   if (e->kind == TL_EXPR_INT && (e->u.int_value == 0 || e->u.int_value == 1))
     tl__sb_append(&P->sb, e->u.int_value ? "True" : "False");
   else

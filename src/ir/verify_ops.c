@@ -407,7 +407,11 @@ tl_status tl__verify_tile_op(const tl__verify_ctx *c, const tl__ir_bind *b, cons
     case 'I':
       if (x->kind != TL_EXPR_INT || !tl_dtype_is_int(x->dtype))
         return tl__verify_error(c, x->span, "%s: argument '%s' must be an integer constant", name, arg);
-      if (strcmp(arg, "dim") != 0 && x->u.int_value != 0 && x->u.int_value != 1)
+      if (strcmp(arg, "policy") == 0) {
+        if (x->u.int_value < 0 || x->u.int_value >= TL__GEMM_POLICY_COUNT)
+          return tl__verify_error(c, x->span, "%s: argument 'policy' must be 0 (Square), 1 (FullRow) or 2 (FullCol), not %lld",
+                                  name, (long long)x->u.int_value);
+      } else if (strcmp(arg, "dim") != 0 && x->u.int_value != 0 && x->u.int_value != 1)
         return tl__verify_error(c, x->span, "%s: argument '%s' must be 0 or 1, not %lld", name, arg, (long long)x->u.int_value);
       break;
     case 'N':

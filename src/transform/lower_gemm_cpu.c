@@ -80,7 +80,7 @@ static tl_ir_expr *first_element(tl_ir_module *mod, const operand *o) {
  * does not qualify. */
 static tl_ir_stmt *strided_gemm(tl_ir_module *mod, const tl_ir_expr *call, tl_status *st) {
   *st = TL_OK;
-  if (call->u.call.nargs != 6) return NULL;
+  if (call->u.call.nargs != 7) return NULL;
   operand A, B, C;
   int64_t ta, tb, clear;
   if (!get_operand(call->u.call.args[0], &A) || !get_operand(call->u.call.args[1], &B) ||

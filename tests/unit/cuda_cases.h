@@ -92,6 +92,8 @@ static const cuda_case k_cuda_cases[] = {
      CUDA_MMA_SRC,
      1e-5 /* the GPU rounds within a tensor-core step; the interpreter differential (test_gpu_pipeline) is exact */,
      "tl_mma_m16n8k16_bf16(&"},
+    {"tensor-core warp grids (Square, FullCol) under a cross-warp row max, a T.Parallel and an owner's store", "grids",
+     CUDA_MMA_GRIDS_SRC, 1e-5, "tl_mma_m16n8k16_f16(&"},
     {"atomic adds of 16-bit floats, float64, int8 (wrapping), int16 and int64 from several blocks", "atom",
      CUDA_HDR "@T.prim_func\n"
               "def atom(A: T.Tensor((8, 16), \"float16\"), S: T.Tensor((16,), \"float16\"),\n"

@@ -106,10 +106,10 @@ static inline tl_ir_func *fx_matmul(tl_ir_module *m, const char *name) {
   tl_ir_builder_set_loc(m, fx_loc(18, 13));
   tl_ir_expr *cpb[2] = {fx_region2(m, b, ko32, bx64, 32, 64), tl_ir_region(m, bs, NULL, NULL, TL_REGION_FULL)};
   tl_ir_builder_set_loc(m, fx_loc(19, 13));
-  tl_ir_expr *gemm[6] = {tl_ir_region(m, as, NULL, NULL, TL_REGION_FULL), tl_ir_region(m, bs, NULL, NULL, TL_REGION_FULL),
+  tl_ir_expr *gemm[7] = {tl_ir_region(m, as, NULL, NULL, TL_REGION_FULL), tl_ir_region(m, bs, NULL, NULL, TL_REGION_FULL),
                          tl_ir_region(m, cl, NULL, NULL, TL_REGION_FULL), tl_ir_i32(m, 0), tl_ir_i32(m, 0),
-                         tl_ir_i32(m, 0)};
-  tl_ir_stmt *kbody[3] = {fx_eval(m, TL_OP_COPY, 2, cpa), fx_eval(m, TL_OP_COPY, 2, cpb), fx_eval(m, TL_OP_GEMM, 6, gemm)};
+                         tl_ir_i32(m, 0), tl_ir_i32(m, 0)};
+  tl_ir_stmt *kbody[3] = {fx_eval(m, TL_OP_COPY, 2, cpa), fx_eval(m, TL_OP_COPY, 2, cpb), fx_eval(m, TL_OP_GEMM, 7, gemm)};
   tl_ir_builder_set_loc(m, fx_loc(16, 9));
   tl_ir_stmt *kloop = tl_ir_for(m, TL_FOR_PIPELINED, 1, &ko, NULL, ko_ext, tl_ir_seq(m, 3, kbody));
   if (!kloop) return NULL;

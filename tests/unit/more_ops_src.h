@@ -103,7 +103,8 @@
   "        T.copy(d, D[bx, 0])\n"
 
 /* Tensor-core gemms (mma.sync) of every operand form: shared by the emulated and
- * device tests (cuda cases) and the interpreter differential (test_gpu_pipeline). */
+ * device tests (cuda cases) and the interpreter differential (test_gpu_pipeline).
+ * c on the default Square warp grid (2 x 2 warps), d (bfloat16) FullRow (4 x 1). */
 #define CUDA_MMA_SRC \
   "import tilelang.language as T\n" \
   "@T.prim_func\n" \
@@ -126,10 +127,36 @@
   "        T.clear(c)\n" \
   "        T.gemm(a, bt, c, transpose_B=True)\n" \
   "        T.gemm(at, bt, c, transpose_A=True, transpose_B=True)\n" \
-  "        T.gemm(x, y, d, clear_accum=True)\n" \
-  "        T.gemm(x, y, d, transpose_B=True)\n" \
+  "        T.gemm(x, y, d, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)\n" \
+  "        T.gemm(x, y, d, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)\n" \
   "        T.copy(c, C)\n" \
   "        T.copy(d, D)\n"
+
+/* Warp grids meeting other operations: the row max of c (Square, 2 x 2 warps over
+ * 64 x 64) crosses warps through shared memory and feeds a T.Parallel over e (1 x 4
+ * warps, FullCol); an element store to c outside T.Parallel goes to its owner. */
+#define CUDA_MMA_GRIDS_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def grids(A: T.Tensor((64, 32), \"float16\"), B: T.Tensor((64, 32), \"float16\"), C: T.Tensor((64, 64), \"float32\"),\n" \
+  "          E: T.Tensor((64, 64), \"float32\"), R: T.Tensor((64,), \"float32\")):\n" \
+  "    with T.Kernel(1, threads=128) as bx:\n" \
+  "        a = T.alloc_shared((64, 32), \"float16\")\n" \
+  "        b = T.alloc_shared((64, 32), \"float16\")\n" \
+  "        c = T.alloc_fragment((64, 64), \"float32\")\n" \
+  "        e = T.alloc_fragment((64, 64), \"float32\")\n" \
+  "        r = T.alloc_fragment((64,), \"float32\")\n" \
+  "        T.copy(A, a)\n" \
+  "        T.copy(B, b)\n" \
+  "        T.gemm(a, b, c, transpose_B=True, clear_accum=True)\n" \
+  "        T.gemm(a, b, e, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullCol)\n" \
+  "        c[37, 45] = 1000.0\n" \
+  "        T.reduce_max(c, r, dim=1)\n" \
+  "        for i, j in T.Parallel(64, 64):\n" \
+  "            e[i, j] = e[i, j] - r[i]\n" \
+  "        T.copy(c, C)\n" \
+  "        T.copy(e, E)\n" \
+  "        T.copy(r, R)\n"
 
 /* T.atomic_max / T.atomic_min in upstream's style: elementwise inside T.Parallel
  * from several blocks into the same global elements (float32, int32, uint32,

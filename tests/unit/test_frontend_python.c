@@ -163,7 +163,17 @@ static void test_hints(void **state) {
   assert_string_equal(attr_str(f, "tl.hint.annotate_layout"), "line 7: S");
   assert_string_equal(attr_str(f, "tl.hint.use_swizzle"), "line 8: panel_size=10, enable=True; line 9: 4");
   assert_string_equal(attr_str(f, "tl.hint.copy"), "line 10: disable_tma=True");
-  assert_string_equal(attr_str(f, "tl.hint.gemm"), "line 11: policy='FullCol', k_pack=2");
+  assert_string_equal(attr_str(f, "tl.hint.gemm"), "line 11: k_pack=2"); /* policy= is T.gemm's argument */
+  const tl_ir_stmt *kb = f->body->u.seq.stmts[0]->u.kernel.body;
+  bool policy_seen = false;
+  for (uint32_t i = 0; kb->kind == TL_STMT_SEQ && i < kb->u.seq.n; i++) {
+    const tl_ir_stmt *st = kb->u.seq.stmts[i];
+    if (st->kind == TL_STMT_EVAL && st->u.eval.expr->u.call.op == TL_OP_GEMM) {
+      assert_int_equal(st->u.eval.expr->u.call.args[6]->u.int_value, 2); /* FullCol */
+      policy_seen = true;
+    }
+  }
+  assert_true(policy_seen);
   assert_int_equal(tl_ir_func_attr(f, "my.key")->i, 3);
   assert_string_equal(attr_str(f, "my.name"), "x");
   /* the printed attributes read back */

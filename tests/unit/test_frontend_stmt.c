@@ -309,7 +309,7 @@ static void test_regions(void **state) {
     "        T.cumsum(Acc)\n"
     "        T.cumsum(Acc, Acc, dim=1, reverse=True)\n"
     "        T.gemm(S, S, Acc, transpose_B=True, clear_accum=True)\n"
-    "        T.gemm(S, S, Acc, True)\n"
+    "        T.gemm(S, S, Acc, True, policy=T.GemmWarpPolicy.FullRow)\n"
     "        T.sync_threads()\n";
   tl_ir_module *m = parse_ok(src);
   /* T.copy(A[bx * 32, 0], S): a point whose extents are S's shape. */
@@ -361,11 +361,13 @@ static void test_regions(void **state) {
   assert_int_equal(ival(cs->u.call.args[2]), 0);
   assert_int_equal(ival(cs->u.call.args[3]), 0);
   const tl_ir_expr *g = kstmt(m, 21)->u.eval.expr;
-  assert_int_equal(g->u.call.nargs, 6);
+  assert_int_equal(g->u.call.nargs, 7);
   assert_int_equal(ival(g->u.call.args[3]), 0);
   assert_int_equal(ival(g->u.call.args[4]), 1);
   assert_int_equal(ival(g->u.call.args[5]), 1);
+  assert_int_equal(ival(g->u.call.args[6]), 0); /* policy: Square by default, as upstream */
   assert_int_equal(ival(kstmt(m, 22)->u.eval.expr->u.call.args[3]), 1); /* positional transpose_A */
+  assert_int_equal(ival(kstmt(m, 22)->u.eval.expr->u.call.args[6]), 1); /* T.GemmWarpPolicy.FullRow */
   assert_int_equal(kstmt(m, 23)->kind, TL_STMT_BARRIER);
   tl_ir_module_free(m);
   expect_print(src, IMPORTS
@@ -395,7 +397,7 @@ static void test_regions(void **state) {
     "        T.cumsum(Acc, Acc, dim=0)\n"
     "        T.cumsum(Acc, Acc, dim=1, reverse=True)\n"
     "        T.gemm(S, S, Acc, transpose_B=True, clear_accum=True)\n"
-    "        T.gemm(S, S, Acc, transpose_A=True)\n"
+    "        T.gemm(S, S, Acc, transpose_A=True, policy=T.GemmWarpPolicy.FullRow)\n"
     "        T.sync_threads()\n");
 }
 
@@ -453,6 +455,7 @@ static void test_errors(void **state) {
   expect_err(IN_KERNEL("        T.copy(A[0], A)\n"), "buffer 'A' has 2 dimensions but the region of T.copy gives 1");
   expect_err(IN_KERNEL("        T.copy(A[0:4:2, 0], A)\n"), "slice steps are not supported");
   expect_err(IN_KERNEL("        T.gemm(A[0, 0], A, A)\n"), "T.gemm needs whole buffers or slices, not a single element");
+  expect_err(IN_KERNEL("        T.gemm(A, A, A, policy=7)\n"), "T.gemm: policy 7 is not a T.GemmWarpPolicy (0 Square, 1 FullRow, 2 FullCol)");
   expect_err(IN_KERNEL("        T.gemm(A, A, A, policy=T.GemmWarpPolicy.Square, k_pak=1)\n"), "T.gemm got an unexpected keyword argument 'k_pak'");
   expect_err(IN_KERNEL("        T.reduce_sum(A, A, dim=2)\n"), "T.reduce_sum: dim 2 is out of range for a 2-dimensional buffer");
   expect_err(IN_KERNEL("        T.reduce_sum(A, A, dim=bx)\n"), "dim must be a compile-time integer");

@@ -81,7 +81,7 @@ static void run_gemm(bool ta, bool tb) {
       SEQ(tl_ir_alloc(m, As), tl_ir_alloc(m, Bs), tl_ir_alloc(m, Cl), TILE(TL_OP_CLEAR, FULL(Cl)),
           single_var_loop(m, TL_FOR_PIPELINED, k, ceildiv(m, I32(GK), I32(BK)),
                 SEQ(TILE(TL_OP_COPY, ar, FULL(As)), TILE(TL_OP_COPY, br, FULL(Bs)),
-                    TILE(TL_OP_GEMM, FULL(As), FULL(Bs), FULL(Cl), I32(ta), I32(tb), I32(0)))),
+                    TILE(TL_OP_GEMM, FULL(As), FULL(Bs), FULL(Cl), I32(ta), I32(tb), I32(0), I32(0)))),
           TILE(TL_OP_COPY, FULL(Cl), region2(m, C, m0, I32(BM), n0, I32(BN)))));
   make_func(m, "gemm", (tl_ir_buffer *[]){A, B, C}, 3, body);
 
@@ -126,7 +126,7 @@ static void test_gemm_accumulates(void **state) {
                  *C = buf2(m, "C", F32, I32(2), I32(2), GLOBAL);
     tl_ir_var *bx = tl_ir_var_new(m, "bx", TL_DT_INT32);
     make_func(m, "g", (tl_ir_buffer *[]){A, B, C}, 3,
-              kernel2(m, I32(1), NULL, bx, NULL, TILE(TL_OP_GEMM, FULL(A), FULL(B), FULL(C), I32(0), I32(0), I32(clear))));
+              kernel2(m, I32(1), NULL, bx, NULL, TILE(TL_OP_GEMM, FULL(A), FULL(B), FULL(C), I32(0), I32(0), I32(clear), I32(0))));
     float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4] = {10, 20, 30, 40};
     host_tensor ha, hb, hc;
     tl_value args[] = {ht_wrap(&ha, F32, a, 2, 2, 3), ht_wrap(&hb, F32, b, 2, 3, 2), ht_wrap(&hc, F32, c, 2, 2, 2)};
@@ -153,8 +153,8 @@ static void test_gemm_other_accumulators(void **state) {
                *IC = buf2(m, "IC", TL_DT_INT32, I32(M), I32(N), GLOBAL);
   make_func(m, "g", (tl_ir_buffer *[]){A, B, C, IA, IB, IC}, 6,
             kernel2(m, I32(1), NULL, bx, NULL,
-                    SEQ(TILE(TL_OP_GEMM, FULL(A), FULL(B), FULL(C), I32(0), I32(0), I32(1)),
-                        TILE(TL_OP_GEMM, FULL(IA), FULL(IB), FULL(IC), I32(0), I32(1), I32(0)))));
+                    SEQ(TILE(TL_OP_GEMM, FULL(A), FULL(B), FULL(C), I32(0), I32(0), I32(1), I32(0)),
+                        TILE(TL_OP_GEMM, FULL(IA), FULL(IB), FULL(IC), I32(0), I32(1), I32(0), I32(0)))));
   TL_ASSERT_OK(tl_ir_verify_module(m));
   uint16_t a[M * K], b[K * N], c[M * N];
   int8_t ia[M * K], ib[N * K];

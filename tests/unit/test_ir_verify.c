@@ -514,7 +514,7 @@ static void test_gemm_shapes(void **state) {
   tl_ir_buffer *bufs[6] = {as, bs, bt, cl, c1, bn};
 #define seq2(al, op) allocs_then(bufs, 6, op)
 #define GEMM(A, B, C, ta, tb, cl_) \
-  kernel(seq2(allocs, call(TL_OP_GEMM, 6, full(A), full(B), full(C), i32(ta), i32(tb), i32(cl_))))
+  kernel(seq2(allocs, call(TL_OP_GEMM, 7, full(A), full(B), full(C), i32(ta), i32(tb), i32(cl_), i32(0))))
   expect_ok(GEMM(as, bs, cl, 0, 0, 0));
   expect_ok(GEMM(as, bt, cl, 0, 1, 1));
   expect_err(GEMM(as, bt, cl, 0, 0, 0), "t.py:19:3: T.gemm: K of A (buffer 'A_s') is 32 but K of B (buffer 'B_t') is 128");
@@ -523,10 +523,12 @@ static void test_gemm_shapes(void **state) {
   expect_err(GEMM(as, bn, cl, 0, 0, 0), "t.py:19:3: T.gemm: N of B (buffer 'B_n') is 64 but N of C (buffer 'C_l') is 128");
   expect_err(GEMM(as, bs, c1, 0, 0, 0), "t.py:19:3: T.gemm: C (buffer 'C_1') has 1 dimension; gemm needs 2");
   expect_err(GEMM(as, bs, cl, 2, 0, 0), "t.py:19:3: T.gemm: argument 'transpose_A' must be 0 or 1, not 2");
-  expect_err(kernel(seq2(allocs, call(TL_OP_GEMM, 6, full(as), full(bs), full(cl), i32(0), f32(0), i32(0)))),
+  expect_err(kernel(seq2(allocs, call(TL_OP_GEMM, 7, full(as), full(bs), full(cl), i32(0), f32(0), i32(0), i32(0)))),
              "t.py:19:3: T.gemm: argument 'transpose_B' must be an integer constant");
   expect_err(kernel(seq2(allocs, call(TL_OP_GEMM, 5, full(as), full(bs), full(cl), i32(0), i32(0)))),
-             "t.py:19:3: T.gemm takes 6 arguments, got 5");
+             "t.py:19:3: T.gemm takes 7 arguments, got 5");
+  expect_err(kernel(seq2(allocs, call(TL_OP_GEMM, 7, full(as), full(bs), full(cl), i32(0), i32(0), i32(0), i32(3)))),
+             "t.py:19:3: T.gemm: argument 'policy' must be 0 (Square), 1 (FullRow) or 2 (FullCol), not 3");
 #undef GEMM
 #undef seq2
 }

@@ -234,14 +234,14 @@ static int64_t clamp_loop(int64_t n) { return n < 1 ? 1 : n; }
 /* Builds today's per-thread loops for the chooser's layout and evaluates them at
  * every thread and loop index: each (thread, slot) must hold in the new layout
  * exactly the element (r, c) the old expressions compute, with the same guards. */
-static void compare_simt(const simt_case *k) {
-  tl__gpu_layout G;
-  tl__gpu_layout_choose(&G, k->T, k->shape, k->ndim, k->eb, 16, k->gemm);
-  tl__frag F;
-  TL_ASSERT_OK(tl__frag_simt(k->T, k->shape, k->ndim, k->eb, 16, k->gemm, &F));
-  char label[96];
-  snprintf(label, sizeof label, "simt T=%lld ndim=%u eb=%lld gemm=%d", (long long)k->T, k->ndim, (long long)k->eb,
-           k->gemm);
+static void compare_lowering(const tl__gpu_layout *Gp, const tl__frag *Fp, const char *label) {
+  const tl__gpu_layout G = *Gp;
+  const tl__frag F = *Fp;
+  const struct {
+    int64_t T;
+    uint32_t ndim;
+    const int64_t *shape;
+  } kk = {G.T, G.ndim, G.shape}, *k = &kk;
   lt_check_bijection(&F, label);
   assert_int_equal(F.slots, G.slots);
   assert_int_equal(F.threads, k->T);
@@ -275,6 +275,42 @@ static void compare_simt(const simt_case *k) {
           }
   assert_int_equal(seen, tl__frag_elements(&F));
   tl_ir_module_free(mod);
+}
+
+static void compare_simt(const simt_case *k) {
+  tl__gpu_layout G;
+  tl__gpu_layout_choose(&G, k->T, k->shape, k->ndim, k->eb, 16, k->gemm);
+  tl__frag F;
+  TL_ASSERT_OK(tl__frag_simt(k->T, k->shape, k->ndim, k->eb, 16, k->gemm, &F));
+  char label[96];
+  snprintf(label, sizeof label, "simt T=%lld ndim=%u eb=%lld gemm=%d", (long long)k->T, k->ndim, (long long)k->eb,
+           k->gemm);
+  compare_lowering(&G, &F, label);
+}
+
+/* The mma accumulator the GEMM lowering uses (its slot loops' rows and columns)
+ * is upstream's block-level C layout (tl__frag_mma_c) on every warp grid the
+ * policies choose, and the layout printed for it is that one. */
+static void test_mma_lowering_matches_upstream(void **state) {
+  (void)state;
+  const struct {
+    int64_t T, M, N, wm, wn;
+  } cases[] = {{128, 128, 128, 2, 2}, {128, 128, 128, 4, 1}, {128, 128, 128, 1, 4}, {256, 128, 256, 2, 4},
+               {128, 64, 64, 2, 2},   {32, 16, 8, 1, 1},     {64, 64, 32, 2, 1},    {256, 128, 128, 4, 2},
+               {128, 64, 128, 4, 1},  {96, 48, 64, 3, 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t shape[2] = {cases[i].M, cases[i].N};
+    tl__gpu_layout G;
+    tl__gpu_layout_choose_mma(&G, cases[i].T, shape, 2, 4, 16, cases[i].wm, cases[i].wn);
+    tl__frag F, P;
+    TL_ASSERT_OK(tl__frag_mma_c(cases[i].M, cases[i].N, cases[i].wm, cases[i].wn, &F));
+    TL_ASSERT_OK(tl__gpu_layout_frag(&G, &P));
+    assert_true(tl__frag_equal(&F, &P));
+    char label[96];
+    snprintf(label, sizeof label, "mma T=%lld %lldx%lld on %lldx%lld warps", (long long)cases[i].T,
+             (long long)cases[i].M, (long long)cases[i].N, (long long)cases[i].wm, (long long)cases[i].wn);
+    compare_lowering(&G, &F, label);
+  }
 }
 
 static void test_simt_matches_chooser(void **state) {
@@ -674,6 +710,7 @@ int main(void) {
       cmocka_unit_test(test_block_mma_match_upstream),
       cmocka_unit_test(test_wgmma_matches_ptx),
       cmocka_unit_test(test_simt_matches_chooser),
+      cmocka_unit_test(test_mma_lowering_matches_upstream),
       cmocka_unit_test(test_every_constructor_is_a_bijection),
       cmocka_unit_test(test_flash_attention_fragments),
       cmocka_unit_test(test_equality_permute_repeat),

@@ -76,8 +76,8 @@ static const tl__builtin_info LANG[] = {
 
 /* The operations' members (T.copy, T.exp, ...), from the op table: its NAME
  * without "T.", its FRONT family; rows with FRONT NONE are made by passes only. */
-#define VALUE_OP_ROW(op, name, arity, front) {name + 2, BI_##front, TL_OP_##op},
-#define TILE_OP_ROW(op, name, front, ...) {name + 2, BI_##front, TL_OP_##op},
+#define VALUE_OP_ROW(op, name, arity, front) {&(name)[2], BI_##front, TL_OP_##op},
+#define TILE_OP_ROW(op, name, front, ...) {&(name)[2], BI_##front, TL_OP_##op},
 static const tl__builtin_info OPS[] = {TL__VALUE_OPS(VALUE_OP_ROW) TL__TILE_OPS(TILE_OP_ROW)};
 #undef VALUE_OP_ROW
 #undef TILE_OP_ROW

@@ -848,7 +848,7 @@ static tl__val *attribute(tl__elab *E, const tl__ast_expr *e) {
     case V_BUILTIN:
       if (obj->u.bi.id == BI_WARP_POLICY) {
         /* T.GemmWarpPolicy.Square: a hint, kept as its member's name */
-        static const char *const members[] = {"Square", "FullRow", "FullCol"};
+        static const char *const members[] = TL__GEMM_POLICY_NAMES;
         for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
           if (strcmp(name, members[i]) == 0) {
             tl__val *v = tl__val_new(E, V_STR);

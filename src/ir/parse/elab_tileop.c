@@ -7,6 +7,7 @@
 #include "base/str.h"
 
 #include "elab.h"
+#include "ir/op_table.h"
 
 typedef struct region {
   tl_ir_buffer *buf;
@@ -276,6 +277,34 @@ static tl_ir_expr *flag(tl__elab *E, const tl__ast_expr *a, const char *what, bo
   return e;
 }
 
+/* T.gemm's policy= as its value (0 Square, the default, as upstream): a
+ * T.GemmWarpPolicy member (the front end keeps members as their names) or the
+ * integer upstream's IntEnum is. A value only known at run time leaves the
+ * default: the policy is a scheduling hint, recorded as one (tl.hint.gemm). */
+static tl_ir_expr *warp_policy(tl__elab *E, const tl__ast_expr *a) {
+  static const char *const names[] = TL__GEMM_POLICY_NAMES;
+  int64_t p = 0;
+  tl__val *v = a ? tl__try_eval(E, a, NULL) : NULL;
+  if (a && !v && E->p->status != TL_OK) return NULL;
+  /* T.GemmWarpPolicy.X must name a member */
+  tl__val *obj = !v && a && a->kind == AE_ATTR ? tl__try_eval(E, a->u.attr.obj, NULL) : NULL;
+  if (obj && obj->kind == V_BUILTIN && obj->u.bi.id == BI_WARP_POLICY && !tl__eval(E, a)) return NULL;
+  if (v && v->kind == V_STR) {
+    for (int64_t i = 0; i < TL__GEMM_POLICY_COUNT; i++)
+      if (strlen(names[i]) == v->u.str.n && memcmp(names[i], v->u.str.s, v->u.str.n) == 0) p = i;
+  } else if (v && v->kind == V_INT) {
+    if (v->u.i < 0 || v->u.i >= TL__GEMM_POLICY_COUNT) {
+      tl__elab_error(E, POS(a), "T.gemm: policy %lld is not a T.GemmWarpPolicy (0 Square, 1 FullRow, 2 FullCol)",
+                     (long long)v->u.i);
+      return NULL;
+    }
+    p = v->u.i;
+  }
+  tl_ir_expr *e = tl_ir_i32(E->mod, p);
+  if (!e) tl__elab_builder_failed(E);
+  return e;
+}
+
 /* A dimension argument, negative counting from the end of a rank-ndim buffer. */
 static tl_ir_expr *dim_arg(tl__elab *E, const tl__ast_expr *a, int64_t dflt, uint32_t ndim, const char *opname,
                            tl__pos call_at) {
@@ -307,7 +336,7 @@ static tl_ir_stmt *eval_call(tl__elab *E, const tl__ast_expr *call, tl_ir_op op,
 
 /* Keyword arguments of tile operations that are hints (recorded, elab_hints.c). */
 static const char *const COPY_HINTS[] = {"disable_tma", "coalesced_width", "eviction_policy", "loop_layout"};
-static const char *const GEMM_HINTS[] = {"policy", "k_pack", "wg_wait", "mbar", "use_2cta"};
+static const char *const GEMM_HINTS[] = {"k_pack", "wg_wait", "mbar", "use_2cta"}; /* policy= is an argument */
 /* return_prev: the statement form drops the value, so it changes nothing there
  * (an atomic used as a value is an error in elab_expr.c). */
 static const char *const ATOMIC_HINTS[] = {"memory_order", "return_prev", "use_tma"};
@@ -316,7 +345,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
   const char *opname = bi->name; /* as written: "T.copy" */
   switch (bi->id) {
     case BI_COPY: if (!tl__elab_hint_kwargs(E, call, "copy", COPY_HINTS, 4, &call)) return NULL; break;
-    case BI_GEMM: if (!tl__elab_hint_kwargs(E, call, "gemm", GEMM_HINTS, 5, &call)) return NULL; break;
+    case BI_GEMM: if (!tl__elab_hint_kwargs(E, call, "gemm", GEMM_HINTS, 4, &call)) return NULL; break;
     case BI_ATOMIC_ADDX:
       if (!tl__elab_hint_kwargs(E, call, bi->op == 2 ? "atomic_addx2" : "atomic_addx4", ATOMIC_HINTS, 2, &call)) return NULL;
       break;
@@ -394,7 +423,7 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       const tl__ast_expr *g[9];
       if (!tl__call_args(E, call, opname, names, 9, 3, g)) return NULL;
       memcpy(a, g, sizeof a);
-      for (int k = 5; k < 9; k += k == 5 ? 2 : 1) /* positional policy, k_pack, wg_wait: hints too */
+      for (int k = 7; k < 9; k++) /* positional k_pack, wg_wait: hints too */
         if (g[k]) {
           tl__sb sb = TL__SB_INIT;
           tl__val *hv = tl__try_eval(E, g[k], NULL);
@@ -419,7 +448,8 @@ tl_ir_stmt *tl__elab_tile_op(tl__elab *E, const tl__ast_expr *call, const tl__bu
       args[3] = flag(E, a[3], "transpose_A", false);
       args[4] = args[3] ? flag(E, a[4], "transpose_B", false) : NULL;
       args[5] = args[4] ? flag(E, a[6], "clear_accum", false) : NULL;
-      return args[5] ? eval_call(E, call, op, 6, args) : NULL;
+      args[6] = args[5] ? warp_policy(E, g[5]) : NULL;
+      return args[6] ? eval_call(E, call, op, 7, args) : NULL;
     }
     case BI_REDUCE: {
       static const char *const names[] = {"buffer", "out", "dim", "clear"};

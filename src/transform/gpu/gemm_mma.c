@@ -1,26 +1,31 @@
 /* T.gemm on the tensor cores: mma.sync.m16n8k16 (TL_OP_MMA_M16N8K16, ir.h).
  *
  * The accumulator C has the mma layout (gpu.h, tl__gpu_layout_choose_mma): the
- * block's W warps stack down the rows, warp w = tid / 32 holding 16-row tiles
- * rr = 0..RR-1 (its rows (rr*TR + tr)*2 + {0, 1}, tr = tid / 4) of every 8-column
- * tile rc = 0..RC-1, 4 consecutive slots per tile. Each k step of 16 loads this
- * lane's operand elements from the shared tiles into two register arrays, as the
- * instruction's fragment maps place them, then issues one instruction per tile:
+ * block's warps form the WM x WN grid the call's warp policy chooses (upstream's
+ * rules, src/layout/warp_policy.c), warp w = wm + WM*wn owning the RR*16 x RC*8
+ * tile at (rbase, cbase) = (wm*RR*16, wn*RC*8), 4 consecutive slots per 16 x 8
+ * instruction tile. Each k step of 16 loads this lane's operand elements from
+ * the shared tiles into two register arrays, as the instruction's fragment maps
+ * place them (ldmatrix where the rows are 16-byte aligned), then issues one
+ * instruction per tile:
  *
  *   for kk in range(K / 16):
- *     for rr, i in unrolled(RR, 8): a_frag[rr*8 + i] = A[row(rr, i), kk*16 + acol(i)]
- *     for rc, i in unrolled(RC, 4): b_frag[rc*4 + i] = B[kk*16 + bk(i), rc*8 + g]
+ *     for rr, i in unrolled(RR, 8): a_frag[rr*8 + i] = A[rbase + rr*16 + g + 8*((i/2)%2), kk*16 + acol(i)]
+ *     for rc, j in unrolled(RC, 4): b_frag[rc*4 + j] = B[kk*16 + bk(j), cbase + rc*8 + g]
  *     for rr, rc in unrolled(RR, RC): T.mma_m16n8k16(C[(rr*RC + rc)*4], a_frag[rr*8], b_frag[rc*4])
  *
- * with g = tr % 8, q = tid % 4, row(rr, i) = (rr*TR + tr)*2 + (i/2)%2 (the
- * instruction's rows g and g + 8 are this thread's two rows), acol(i) = 2q + i%2 +
- * 8*(i/4), bk(i) = 2q + i%2 + 8*(i/2). Every element of C accumulates its
- * products with k ascending, so under the instruction's reference semantics the
- * result is the tile-level T.gemm's bit for bit. */
+ * with g = lane / 4, q = lane % 4, acol(i) = 2q + i%2 + 8*(i/4), bk(j) = 2q + j%2 +
+ * 8*(j/2). A square warp grid loads each operand element into RR + RC
+ * registers' worth per warp instead of a whole B per warp, and 8 consecutive
+ * rows per ldmatrix matrix keep the padded tiles free of bank conflicts. Every
+ * element of C accumulates its products with k ascending, so under the
+ * instruction's reference semantics the result is the tile-level T.gemm's bit
+ * for bit. */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "layout/warp_policy.h"
 #include "transform/gpu/gpu.h"
 #include "transform/pass.h"
 #include "transform/util.h"
@@ -55,9 +60,10 @@ static bool matrix_operand(const tl_ir_expr *e, mma_operand *o) {
 
 static bool half_dtype(tl_dtype t) { return tl_dtype_eq(t, TL_DT_FLOAT16) || tl_dtype_eq(t, TL_DT_BFLOAT16); }
 
-bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_params *p, char *why, size_t cap) {
+bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_params *p, char *why, size_t cap,
+                           int64_t *wm, int64_t *wn) {
   if (!p || !(p->mma & TL__GPU_MMA_M16N8K16)) return why_not(why, cap, "the target has no mma.sync.m16n8k16");
-  if (!call || call->kind != TL_EXPR_CALL || call->u.call.nargs != 6) return why_not(why, cap, "not a T.gemm call");
+  if (!call || call->kind != TL_EXPR_CALL || call->u.call.nargs != 7) return why_not(why, cap, "not a T.gemm call");
   mma_operand A, B, C;
   if (!matrix_operand(call->u.call.args[0], &A) || !matrix_operand(call->u.call.args[1], &B) ||
       !matrix_operand(call->u.call.args[2], &C))
@@ -68,17 +74,23 @@ bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_para
   if (C.buf->scope != TL_SCOPE_LOCAL_FRAGMENT || !tl_dtype_eq(C.buf->dtype, TL_DT_FLOAT32) || C.buf->ndim != 2 ||
       !tl__gpu_region_is_whole(C.e))
     return why_not(why, cap, "C is not a whole two-dimensional float32 fragment");
-  int64_t ta = 0, tb = 0, clear = 0;
+  int64_t ta = 0, tb = 0, clear = 0, policy = 0;
   if (!tl__is_const_int(call->u.call.args[3], &ta) || !tl__is_const_int(call->u.call.args[4], &tb) ||
-      !tl__is_const_int(call->u.call.args[5], &clear))
-    return why_not(why, cap, "transpose or clear flags are not constants");
+      !tl__is_const_int(call->u.call.args[5], &clear) || !tl__is_const_int(call->u.call.args[6], &policy))
+    return why_not(why, cap, "transpose, clear or policy arguments are not constants");
   int64_t M = C.rows, N = C.cols, K = ta ? A.rows : A.cols;
   if ((ta ? A.cols : A.rows) != M || (tb ? B.cols : B.rows) != K || (tb ? B.rows : B.cols) != N)
     return why_not(why, cap, "the operands' shapes do not agree");
   if (T < 32 || T % 32 != 0) return why_not(why, cap, "the block is not whole warps");
-  int64_t W = T / 32;
-  if (M % (16 * W) != 0 || N % 8 != 0 || K % 16 != 0)
-    return why_not(why, cap, "M is not a multiple of 16 per warp, N of 8 or K of 16");
+  int64_t gm = 0, gn = 0;
+  if (tl__warp_partition((tl__warp_policy)policy, M, N, T / 32, false, &gm, &gn) != TL_OK) {
+    if (why && cap) snprintf(why, cap, "no warp grid: %s", tl_last_error());
+    return false;
+  }
+  if (M % (16 * gm) != 0 || N % (8 * gn) != 0 || K % 16 != 0)
+    return why_not(why, cap, "the warps' tiles are not whole 16 x 8 tiles, or K is not a multiple of 16");
+  if (wm) *wm = gm;
+  if (wn) *wn = gn;
   return true;
 }
 
@@ -131,7 +143,7 @@ static tl_ir_stmt *ldmatrix(tl_ir_module *mod, tl_ir_buffer *dst, tl_ir_expr *at
 tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
   tl_ir_module *mod = c->mod;
   char why[160];
-  if (!tl__gpu_gemm_mma_fits(call, c->T, c->p, why, sizeof why))
+  if (!tl__gpu_gemm_mma_fits(call, c->T, c->p, why, sizeof why, NULL, NULL))
     return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: the accumulator has the mma layout but the gemm does not fit: %s",
                           why);
   mma_operand A, B, C;
@@ -146,16 +158,21 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   tl__is_const_int(call->u.call.args[3], &ta);
   tl__is_const_int(call->u.call.args[4], &tb);
   tl__is_const_int(call->u.call.args[5], &clear);
-  int64_t K = ta ? A.rows : A.cols, RR = L->RR, RC = L->RC, TR = L->TR;
+  int64_t K = ta ? A.rows : A.cols, RR = L->RR, RC = L->RC;
 
-  tl_ir_expr *tr = tl__floordiv(mod, c->tid, tl_ir_i32(mod, 4)), *q = tl__floormod(mod, c->tid, tl_ir_i32(mod, 4));
-  tl_ir_expr *g = tl__floormod(mod, tr, tl_ir_i32(mod, 8));
+  /* warp w = wm + WM*wn owns rows rbase + [0, RR*16) and columns cbase + [0, RC*8) */
+  tl_ir_expr *warp = tl__floordiv(mod, c->tid, tl_ir_i32(mod, 32)), *lane = tl__floormod(mod, c->tid, tl_ir_i32(mod, 32));
+  tl_ir_expr *rbase = tl__mul(mod, tl__floormod(mod, warp, tl_ir_i32(mod, L->WM)), tl_ir_i32(mod, RR * 16));
+  tl_ir_expr *cbase = tl__mul(mod, tl__floordiv(mod, warp, tl_ir_i32(mod, L->WM)), tl_ir_i32(mod, RC * 8));
+  tl_ir_expr *g = tl__floordiv(mod, lane, tl_ir_i32(mod, 4)), *q = tl__floormod(mod, lane, tl_ir_i32(mod, 4));
   tl_ir_expr *na = tl_ir_i32(mod, RR * 8), *nb = tl_ir_i32(mod, RC * 4);
   tl_ir_buffer *af = tl_ir_buffer_new(mod, "a_frag", A.buf->dtype, 1, &na, NULL, TL_SCOPE_LOCAL);
   tl_ir_buffer *bf = tl_ir_buffer_new(mod, "b_frag", B.buf->dtype, 1, &nb, NULL, TL_SCOPE_LOCAL);
   tl_ir_var *kk = new_var(mod, "kk"), *rr = new_var(mod, "rr"), *rc = new_var(mod, "rc"), *i = new_var(mod, "i"),
             *j = new_var(mod, "j"), *rr2 = new_var(mod, "rr"), *rc2 = new_var(mod, "rc"), *z = new_var(mod, "z");
   TL__TRY(tl__built(mod, g));
+  TL__TRY(tl__built(mod, rbase));
+  TL__TRY(tl__built(mod, cbase));
   TL__TRY(tl__built(mod, af));
   TL__TRY(tl__built(mod, bf));
   TL__TRY(tl__built(mod, z));
@@ -163,44 +180,46 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
              *vi = tl_ir_var_ref(mod, i), *vj = tl_ir_var_ref(mod, j);
   tl_ir_expr *k0 = tl__mul(mod, vkk, tl_ir_i32(mod, 16)), *q2 = tl__mul(mod, q, tl_ir_i32(mod, 2));
 
-  /* a_frag[rr*8 + i] = op(A)[row(rr, i), kk*16 + 2q + i%2 + 8*(i/4)] */
-  tl_ir_expr *arow = tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, vrr, tl_ir_i32(mod, TR)), tr), tl_ir_i32(mod, 2)),
-                             tl__floormod(mod, tl__floordiv(mod, vi, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 2)));
+  /* a_frag[rr*8 + i] = op(A)[rbase + rr*16 + g + 8*((i/2)%2), kk*16 + 2q + i%2 + 8*(i/4)] */
+  tl_ir_expr *arow = tl__add(mod, tl__add(mod, rbase, tl__mul(mod, vrr, tl_ir_i32(mod, 16))),
+                             tl__add(mod, g, tl__mul(mod, tl__floormod(mod, tl__floordiv(mod, vi, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 2)),
+                                                     tl_ir_i32(mod, 8))));
   tl_ir_expr *acol = tl__add(mod, tl__add(mod, k0, q2),
                              tl__add(mod, tl__floormod(mod, vi, tl_ir_i32(mod, 2)),
                                      tl__mul(mod, tl__floordiv(mod, vi, tl_ir_i32(mod, 4)), tl_ir_i32(mod, 8))));
   tl_ir_expr *aslot = tl__add(mod, tl__mul(mod, vrr, tl_ir_i32(mod, 8)), vi);
   tl_ir_stmt *aload = tl_ir_store(mod, af, 1, &aslot, ta ? matrix_load(mod, &A, acol, arow) : matrix_load(mod, &A, arow, acol));
   aload = loop1(mod, TL_FOR_UNROLLED, rr, RR, loop1(mod, TL_FOR_UNROLLED, i, 8, aload));
-  tl_ir_expr *lane = tl__floormod(mod, c->tid, tl_ir_i32(mod, 32)), *w8 = tl__mul(mod, tl__floordiv(mod, c->tid, tl_ir_i32(mod, 32)), tl_ir_i32(mod, 8));
   tl_ir_expr *l8 = tl__floormod(mod, lane, tl_ir_i32(mod, 8)), *m = tl__floordiv(mod, lane, tl_ir_i32(mod, 8));
   if (!ta && ldmatrix_rows(&A)) {
-    /* Lane l addresses row l%8 of matrix l/8: the tile's row (l%8) + 8*((l/8)%2), k + 8*(l/16). */
+    /* Lane l addresses row l%8 of matrix m = l/8: the tile's row l%8 + 8*(m%2),
+     * k + 8*(m/2) (the matrices a0a1, a2a3, a4a5, a6a7 in order). */
     tl_ir_var *rl = new_var(mod, "rr");
     TL__TRY(tl__built(mod, rl));
     tl_ir_expr *vrl = tl_ir_var_ref(mod, rl);
-    tl_ir_expr *row = tl__add(mod, tl__mul(mod, tl__add(mod, tl__add(mod, tl__mul(mod, vrl, tl_ir_i32(mod, TR)), w8), l8), tl_ir_i32(mod, 2)),
-                              tl__floormod(mod, m, tl_ir_i32(mod, 2)));
+    tl_ir_expr *row = tl__add(mod, tl__add(mod, rbase, tl__mul(mod, vrl, tl_ir_i32(mod, 16))),
+                              tl__add(mod, l8, tl__mul(mod, tl__floormod(mod, m, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 8))));
     tl_ir_expr *col = tl__add(mod, k0, tl__mul(mod, tl__floordiv(mod, m, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 8)));
     aload = loop1(mod, TL_FOR_UNROLLED, rl, RR, ldmatrix(mod, af, tl__mul(mod, vrl, tl_ir_i32(mod, 8)), &A, row, col, false));
   }
 
-  /* b_frag[rc*4 + j] = op(B)[kk*16 + 2q + j%2 + 8*(j/2), rc*8 + g] */
+  /* b_frag[rc*4 + j] = op(B)[kk*16 + 2q + j%2 + 8*(j/2), cbase + rc*8 + g] */
   tl_ir_expr *bk = tl__add(mod, tl__add(mod, k0, q2),
                            tl__add(mod, tl__floormod(mod, vj, tl_ir_i32(mod, 2)),
                                    tl__mul(mod, tl__floordiv(mod, vj, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 8))));
-  tl_ir_expr *bn = tl__add(mod, tl__mul(mod, vrc, tl_ir_i32(mod, 8)), g);
+  tl_ir_expr *bn = tl__add(mod, tl__add(mod, cbase, tl__mul(mod, vrc, tl_ir_i32(mod, 8))), g);
   tl_ir_expr *bslot = tl__add(mod, tl__mul(mod, vrc, tl_ir_i32(mod, 4)), vj);
   tl_ir_stmt *bload = tl_ir_store(mod, bf, 1, &bslot, tb ? matrix_load(mod, &B, bn, bk) : matrix_load(mod, &B, bk, bn));
   bload = loop1(mod, TL_FOR_UNROLLED, rc, RC, loop1(mod, TL_FOR_UNROLLED, j, 4, bload));
   if (RC % 2 == 0 && ldmatrix_rows(&B)) {
     /* Two 8-column tiles a load, rc = 2p and 2p + 1: lane l addresses row l%8 of
-     * matrix m = l/8, k + l%8 + 8*(m%2) at column (2p + m/2)*8 of B[K, N] (.trans),
-     * or row (2p + m/2)*8 + l%8, k + 8*(m%2) of B[N, K]. */
+     * matrix m = l/8, k + l%8 + 8*(m%2) at column cbase + (2p + m/2)*8 of B[K, N]
+     * (.trans), or row cbase + (2p + m/2)*8 + l%8, k + 8*(m%2) of B[N, K]. */
     tl_ir_var *p2 = new_var(mod, "rc");
     TL__TRY(tl__built(mod, p2));
     tl_ir_expr *vp = tl_ir_var_ref(mod, p2);
-    tl_ir_expr *n0 = tl__mul(mod, tl__add(mod, tl__mul(mod, vp, tl_ir_i32(mod, 2)), tl__floordiv(mod, m, tl_ir_i32(mod, 2))), tl_ir_i32(mod, 8));
+    tl_ir_expr *n0 = tl__add(mod, cbase, tl__mul(mod, tl__add(mod, tl__mul(mod, vp, tl_ir_i32(mod, 2)), tl__floordiv(mod, m, tl_ir_i32(mod, 2))),
+                                                 tl_ir_i32(mod, 8)));
     tl_ir_expr *kh = tl__mul(mod, tl__floormod(mod, m, tl_ir_i32(mod, 2)), tl_ir_i32(mod, 8));
     tl_ir_stmt *ld = tb ? ldmatrix(mod, bf, tl__mul(mod, vp, tl_ir_i32(mod, 8)), &B, tl__add(mod, n0, l8), tl__add(mod, k0, kh), false)
                         : ldmatrix(mod, bf, tl__mul(mod, vp, tl_ir_i32(mod, 8)), &B, tl__add(mod, tl__add(mod, k0, l8), kh), n0, true);

@@ -117,13 +117,23 @@ typedef struct tl__gpu_layout {
   int64_t slots;         /* per thread: RR * RC * mr * V (replicated: R * C) */
   int64_t elem_bytes, vector_bytes; /* the chooser's inputs (for tl__gpu_layout_frag) */
   bool gemm;
-  /* The accumulator layout of mma.sync.m16n8k16 (tl__gpu_layout_choose_mma): V = 2,
-   * mr = 2, TC = 4, TR = 8 * warps. Lane tid % 32 = (tr % 8) * 4 + tc holds, of the
-   * 16 x 8 tile (rr, rc), rows (rr*TR + tr)*2 + {0, 1} (the instruction's rows g
-   * and g + 8) and columns rc*8 + tc*2 + {0, 1}, in 4 consecutive slots
-   * (rr*RC + rc)*4 + 0..3: the instruction's c0..c3. */
+  /* The accumulator layout of mma.sync.m16n8k16 (tl__gpu_layout_choose_mma), upstream
+   * TileLang's: the block's warps form a WM x WN grid (warp w = wm + WM*wn, as
+   * upstream numbers them), warp (wm, wn) owning the R/WM x C/WN tile at (wm*R/WM,
+   * wn*C/WN), made of RR x RC instruction tiles of 16 x 8. Lane g*4 + q holds, of
+   * tile (rr, rc), rows wm*R/WM + rr*16 + g + 8*mi (mi = 0, 1: the instruction's rows
+   * g and g + 8) and columns wn*C/WN + rc*8 + 2q + v, at slot ((rr*RC + rc)*2 + mi)*2
+   * + v: 4 consecutive slots c0..c3 per tile. V = mr = 2; TR = 8*WM and TC = 4*WN
+   * count the thread coordinates tr = wm*8 + g and tc = wn*4 + q (tid is not tr*TC
+   * + tc here: tl__gpu_slots has the expressions). Equal, element for element, to
+   * tl__frag_mma_c (test_gpu_layout). */
   bool mma;
+  int64_t WM, WN;
 } tl__gpu_layout;
+
+/* How many consecutive lanes of a warp share a row of layout L (reductions fold
+ * them with shuffles): TC for a grid, the 4 lanes q of a row for the mma layout. */
+int64_t tl__gpu_layout_row_lanes(const tl__gpu_layout *L);
 
 /* Chooses a distributed layout for `shape` over T threads: V the widest power of
  * two with V * elem_bytes <= vector_bytes that divides C and still leaves work for
@@ -133,9 +143,10 @@ void tl__gpu_layout_choose(tl__gpu_layout *L, int64_t T, const int64_t *shape, u
                            int64_t vector_bytes, bool gemm);
 
 /* The m16n8 accumulator layout for T threads (a multiple of 32) over an M x N
- * fragment (M a multiple of 16 * T / 32, N of 8; tl__gpu_gemm_mma_fits). */
+ * fragment on a WM x WN warp grid (M a multiple of 16 * WM, N of 8 * WN;
+ * tl__gpu_gemm_mma_fits chooses the grid). */
 void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes,
-                               int64_t vector_bytes);
+                               int64_t vector_bytes, int64_t WM, int64_t WN);
 
 /* The per-thread loops over a distributed layout's slots:
  *   for rr in range(RR): for rc in range(RC): [if col_ok:] for mi in range(mr):
@@ -144,7 +155,7 @@ void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shap
  * the variables and the thread's (tr, tc). */
 typedef struct tl__gpu_slots {
   tl_ir_var *rr, *rc, *mi, *v;
-  tl_ir_expr *tr, *tc;   /* tid // TC, tid % TC */
+  tl_ir_expr *tr, *tc;   /* the thread's coordinates: tid // TC, tid % TC (mma: gpu_layout) */
   tl_ir_expr *r, *c;     /* the element's row and column */
   tl_ir_expr *slot;      /* its slot */
   tl_ir_expr *row_ok;    /* r < R, or NULL when every row block exists */
@@ -177,7 +188,9 @@ typedef struct tl__gpu_frag {
   int group;               /* fragments sharing a layout (union-find root) */
   bool gemm_c;             /* a T.gemm accumulator (layout hint) */
   bool mma_fit, mma_unfit; /* of the T.gemm calls accumulating into it, some / some do
-                            * not run on the tensor cores (tl__gpu_gemm_mma_fits) */
+                            * not run on the tensor cores (tl__gpu_gemm_mma_fits; two
+                            * that would split the warps differently: unfit) */
+  int64_t mma_wm, mma_wn;  /* the warp grid of those that fit */
   bool pinned;             /* a T.gemm accumulator or a reduction's source: kept distributed
                             * where a loop could replicate it (layout.c, spread_replication) */
   const char *why;         /* why it is replicated (NULL: distributed) */
@@ -237,9 +250,12 @@ typedef struct tl__gpu_ctx {
 
 /* Whether T.gemm `call` runs on the tensor cores (gemm_mma.c): the target has
  * the instruction, A and B are shared tiles of float16 (or both bfloat16), C a
- * float32 fragment used whole, the shapes divide into the warps' 16 x 8 x 16
- * tiles. When not, *why (cap bytes) says which condition failed. */
-bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_params *p, char *why, size_t cap);
+ * float32 fragment used whole, and the call's warp policy splits the warps into a
+ * WM x WN grid (src/layout/warp_policy.c, upstream's rules) whose warps' tiles are
+ * whole 16 x 8 instruction tiles, K a multiple of 16. When not, *why (cap bytes)
+ * says which condition failed; when so, *wm and *wn (if not NULL) get the grid. */
+bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_params *p, char *why, size_t cap,
+                           int64_t *wm, int64_t *wn);
 /* T.gemm on the tensor cores over an accumulator of the mma layout (gemm_mma.c). */
 tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out);
 /* T.gemm whose C is a distributed fragment (gemm.c). */

@@ -70,7 +70,7 @@ void tl__gpu_layout_choose(tl__gpu_layout *L, int64_t T, const int64_t *shape, u
 }
 
 void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shape, uint32_t ndim, int64_t elem_bytes,
-                               int64_t vector_bytes) {
+                               int64_t vector_bytes, int64_t WM, int64_t WN) {
   memset(L, 0, sizeof *L);
   L->T = T;
   L->ndim = ndim;
@@ -79,14 +79,17 @@ void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shap
   for (uint32_t d = 0; d + 1 < ndim; d++) R *= shape[d];
   L->R = R;
   L->C = shape[ndim - 1];
+  (void)T;
   L->V = 2;
   L->mr = 2;
-  L->TC = 4;
-  L->TR = T / 4;
+  L->WM = WM;
+  L->WN = WN;
+  L->TC = 4 * WN;
+  L->TR = 8 * WM;
   L->CB = L->C / 2;
   L->RB = R / 2;
-  L->RR = ceil_div(L->RB, L->TR);
-  L->RC = ceil_div(L->CB, L->TC);
+  L->RR = R / WM / 16;
+  L->RC = L->C / WN / 8;
   L->slots = L->RR * L->RC * L->mr * L->V;
   L->elem_bytes = elem_bytes;
   L->vector_bytes = vector_bytes;
@@ -94,8 +97,14 @@ void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shap
   L->mma = true;
 }
 
+int64_t tl__gpu_layout_row_lanes(const tl__gpu_layout *L) { return L->mma ? 4 : L->TC; }
+
 tl_status tl__gpu_layout_frag(const tl__gpu_layout *L, tl__frag *out) {
   if (L->replicated) return tl__frag_replicated(L->T, L->shape, L->ndim, out);
+  if (L->mma) {
+    if (L->ndim != 2) return tl__error(TL_EINVAL, "the mma accumulator layout is two-dimensional, not %u", L->ndim);
+    return tl__frag_mma_c(L->shape[0], L->shape[1], L->WM, L->WN, out);
+  }
   return tl__frag_grid(L->T, L->shape, L->ndim, L->V, L->mr, L->TC, out);
 }
 
@@ -124,13 +133,28 @@ tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_e
   s->mi = tl_ir_var_new(mod, "mi", TL_DT_INT32);
   s->v = tl_ir_var_new(mod, "v", TL_DT_INT32);
   if (!s->rr || !s->rc || !s->mi || !s->v) return tl__built(mod, NULL);
-  s->tr = tl__floordiv(mod, tid, int32_const(mod, L->TC));
-  s->tc = tl__floormod(mod, tid, int32_const(mod, L->TC));
   tl_ir_expr *rr = tl_ir_var_ref(mod, s->rr), *rc = tl_ir_var_ref(mod, s->rc), *mi = tl_ir_var_ref(mod, s->mi),
              *v = tl_ir_var_ref(mod, s->v);
-  tl_ir_expr *rb = tl__add(mod, tl__mul(mod, rr, int32_const(mod, L->TR)), s->tr);
-  tl_ir_expr *cb = tl__add(mod, tl__mul(mod, rc, int32_const(mod, L->TC)), s->tc);
-  s->r = tl__add(mod, tl__mul(mod, rb, int32_const(mod, L->mr)), mi);
+  tl_ir_expr *cb;
+  if (L->mma) {
+    /* gpu.h: warp w = wm + WM*wn, lane g*4 + q; row wm*R/WM + rr*16 + g + 8*mi,
+     * column wn*C/WN + rc*8 + 2q + v */
+    tl_ir_expr *warp = tl__floordiv(mod, tid, int32_const(mod, 32)), *lane = tl__floormod(mod, tid, int32_const(mod, 32));
+    tl_ir_expr *wm = tl__floormod(mod, warp, int32_const(mod, L->WM)), *wn = tl__floordiv(mod, warp, int32_const(mod, L->WM));
+    tl_ir_expr *g = tl__floordiv(mod, lane, int32_const(mod, 4)), *q = tl__floormod(mod, lane, int32_const(mod, 4));
+    s->tr = tl__add(mod, tl__mul(mod, wm, int32_const(mod, 8)), g);
+    s->tc = tl__add(mod, tl__mul(mod, wn, int32_const(mod, 4)), q);
+    s->r = tl__add(mod, tl__add(mod, tl__mul(mod, wm, int32_const(mod, L->R / L->WM)), g),
+                   tl__add(mod, tl__mul(mod, rr, int32_const(mod, 16)), tl__mul(mod, mi, int32_const(mod, 8))));
+    cb = tl__add(mod, tl__add(mod, tl__mul(mod, wn, int32_const(mod, L->C / L->WN / 2)), q),
+                 tl__mul(mod, rc, int32_const(mod, 4)));
+  } else {
+    s->tr = tl__floordiv(mod, tid, int32_const(mod, L->TC));
+    s->tc = tl__floormod(mod, tid, int32_const(mod, L->TC));
+    tl_ir_expr *rb = tl__add(mod, tl__mul(mod, rr, int32_const(mod, L->TR)), s->tr);
+    cb = tl__add(mod, tl__mul(mod, rc, int32_const(mod, L->TC)), s->tc);
+    s->r = tl__add(mod, tl__mul(mod, rb, int32_const(mod, L->mr)), mi);
+  }
   s->c = tl__add(mod, tl__mul(mod, cb, int32_const(mod, L->V)), v);
   s->slot = tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, rr, int32_const(mod, L->RC)), rc),
                                                              int32_const(mod, L->mr)),
@@ -375,8 +399,16 @@ static void layout_gemm(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, lo
   if (fi < 0) return;
   tl__gpu_frag *f = frag_at(c, fi);
   f->gemm_c = f->pinned = true;
-  if (tl__gpu_gemm_mma_fits(call, c->info->T, c->p, NULL, 0)) f->mma_fit = true;
-  else f->mma_unfit = true;
+  int64_t wm = 0, wn = 0;
+  if (!tl__gpu_gemm_mma_fits(call, c->info->T, c->p, NULL, 0, &wm, &wn)) {
+    f->mma_unfit = true;
+  } else if (f->mma_fit && (f->mma_wm != wm || f->mma_wn != wn)) {
+    f->mma_unfit = true; /* one accumulator, two warp grids: SIMT for both */
+  } else {
+    f->mma_fit = true;
+    f->mma_wm = wm;
+    f->mma_wn = wn;
+  }
 }
 
 static void layout_reduce(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
@@ -650,13 +682,17 @@ static tl_status resolve(scan *c) {
     tl__gpu_frag *f = frag_at(c, (int)i);
     if (f->why || find_root(info, (int)i) != (int)i) continue;
     bool gemm = false, mma = false, unfit = false;
-    int64_t eb = 1;
+    int64_t eb = 1, wm = 0, wn = 0;
     for (size_t j = 0; j < info->frags.len; j++) {
       tl__gpu_frag *g = frag_at(c, (int)j);
       if (g->why || find_root(info, (int)j) != (int)i) continue;
       gemm |= g->gemm_c;
+      unfit |= g->mma_unfit || (g->mma_fit && mma && (g->mma_wm != wm || g->mma_wn != wn));
+      if (g->mma_fit && !mma) {
+        wm = g->mma_wm;
+        wn = g->mma_wn;
+      }
       mma |= g->mma_fit;
-      unfit |= g->mma_unfit;
       /* the mma layout is made for the accumulator's shape: the whole group must have it */
       bool same = g->buf->ndim == f->buf->ndim;
       for (uint32_t d = 0; same && d < f->buf->ndim; d++) same = g->layout.shape[d] == f->layout.shape[d];
@@ -667,7 +703,7 @@ static tl_status resolve(scan *c) {
     for (uint32_t d = 0; d < f->layout.ndim; d++) shape[d] = f->layout.shape[d];
     /* The tensor cores' accumulator layout when every gemm into the group fits
      * them; SIMT micro-tiles otherwise (those gemms then all run as SIMT code). */
-    if (mma && !unfit) tl__gpu_layout_choose_mma(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes);
+    if (mma && !unfit) tl__gpu_layout_choose_mma(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, wm, wn);
     else tl__gpu_layout_choose(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, gemm);
   }
   for (size_t i = 0; i < info->frags.len; i++) {

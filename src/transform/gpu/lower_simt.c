@@ -325,6 +325,15 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
 static tl_ir_stmt *owner_store(simt *sc, const tl__gpu_frag *f, tl_ir_expr *const *idx, tl_ir_expr *value) {
   tl_ir_module *mod = sc->g.mod;
   const tl__gpu_layout *L = &f->layout;
+  if (L->mma) {
+    /* the owner as the layout's data says (tl__frag_mma_c) */
+    tl__frag F;
+    tl_ir_expr *owner = NULL, *slot = NULL, *ix[TL__GPU_MAX_RANK];
+    for (uint32_t d = 0; d < L->ndim; d++) ix[d] = tl__cast_int(mod, TL_DT_INT32, idx[d]);
+    if (tl__gpu_layout_frag(L, &F) != TL_OK || tl__frag_owner_exprs(mod, &F, ix, &owner, &slot) != TL_OK) return NULL;
+    tl_ir_stmt *st = tl_ir_store(mod, f->local, 1, &slot, value);
+    return tl_ir_if(mod, tl_ir_binary(mod, TL_BIN_EQ, sc->g.tid, owner), st, NULL);
+  }
   tl_ir_expr *r = tl_ir_i32(mod, 0);
   for (uint32_t d = 0; d + 1 < L->ndim; d++)
     r = tl__add(mod, tl__mul(mod, r, tl_ir_i32(mod, L->shape[d])), tl__cast_int(mod, TL_DT_INT32, idx[d]));

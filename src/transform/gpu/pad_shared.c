@@ -63,7 +63,7 @@ static int64_t padded_pitch(const tl_ir_buffer *b) {
 static bool find_gemms(tl_ir_visitor *v, const tl_ir_expr *e) {
   pad_ctx *c = v->ctx;
   if (c->st != TL_OK || e->kind != TL_EXPR_CALL || e->u.call.op != TL_OP_GEMM) return true;
-  if (!tl__gpu_gemm_mma_fits(e, c->T, c->p, NULL, 0)) return true;
+  if (!tl__gpu_gemm_mma_fits(e, c->T, c->p, NULL, 0, NULL, NULL)) return true;
   for (uint32_t i = 0; i < 2; i++) {
     const tl_ir_buffer *b = e->u.call.args[i]->u.region.buffer;
     if (padded_pitch(b) && !tl__vec_has_ptr(&c->candidates, b)) c->st = tl__vec_push(&c->candidates, &b);

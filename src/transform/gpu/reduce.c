@@ -99,9 +99,11 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
   const tl__gpu_layout *L = &f->layout;
   tl_dtype dt = dst->u.region.buffer->dtype;
   int64_t Q = L->RR * L->mr;
-  int64_t W = 1;
+  /* W consecutive lanes share a row and fold it with shuffles; NW groups of them
+   * (other warps, or lanes further apart) meet in shared memory. */
+  int64_t W = 1, lanes = tl__gpu_layout_row_lanes(L);
   if (c->p->warp_size > 1)
-    while (W * 2 <= c->p->warp_size && L->TC % (W * 2) == 0) W *= 2;
+    while (W * 2 <= c->p->warp_size && lanes % (W * 2) == 0) W *= 2;
   int64_t NW = L->TC / W;
   bool local_dst = per_thread(dst->u.region.buffer);
   tl_ir_expr *cQ = tl_ir_i32(mod, Q);
@@ -142,7 +144,6 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     EMIT(serial_loop(mod, q, cQ, tl_ir_seq(mod, n, steps)));
   }
   /* 3. results */
-  tl_ir_expr *tc = tl__floormod(mod, c->tid, tl_ir_i32(mod, L->TC));
   if (L->TR == 1 && NW == 1) {
     /* Every thread holds every row: r = rr * mr + mi. */
     tl_ir_var *rr = tl_ir_var_new(mod, "rr", TL_DT_INT32), *mi = tl_ir_var_new(mod, "mi", TL_DT_INT32);
@@ -161,6 +162,7 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     /* the first lane of each segment: red[r * NW + tc / W] = part[rr * mr + mi] */
     tl__gpu_slots wr;
     TL__TRY(tl__gpu_slots_make(mod, L, c->tid, &wr));
+    tl_ir_expr *tc = wr.tc; /* the thread's column coordinate, in [0, TC) */
     tl_ir_expr *wq = tl__add(mod, tl__mul(mod, tl_ir_var_ref(mod, wr.rr), tl_ir_i32(mod, L->mr)), tl_ir_var_ref(mod, wr.mi));
     tl_ir_expr *at = tl__add(mod, tl__mul(mod, wr.r, tl_ir_i32(mod, NW)), tl__floordiv(mod, tc, tl_ir_i32(mod, W)));
     tl_ir_stmt *w = tl_ir_store(mod, red, 1, &at, tl_ir_load(mod, part, 1, &wq));

@@ -36,58 +36,96 @@ static __device__ __forceinline__ void tl_cp_async_commit() { asm volatile("cp.a
 template <int N>
 static __device__ __forceinline__ void tl_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 #endif
+#ifndef TL_HELPER_LDMATRIX_F16
+#define TL_HELPER_LDMATRIX_F16
+static __device__ __forceinline__ void tl_ldmatrix_x4_f16(__half *d, const __half *s, int trans) {
+  unsigned int r[4], a = (unsigned int)__cvta_generic_to_shared(s);
+  if (trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    d[2 * i] = __ushort_as_half((unsigned short)(r[i] & 0xffffu));
+    d[2 * i + 1] = __ushort_as_half((unsigned short)(r[i] >> 16));
+  }
+}
+#endif
+#ifndef TL_HELPER_MMA_F16
+#define TL_HELPER_MMA_F16
+static __device__ __forceinline__ void tl_mma_m16n8k16_f16(float *d, const __half *a, const __half *b) {
+  unsigned int ra[4], rb[2];
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    ra[i] = (unsigned int)__half_as_ushort(a[2 * i]) | ((unsigned int)__half_as_ushort(a[2 * i + 1]) << 16);
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+    rb[i] = (unsigned int)__half_as_ushort(b[2 * i]) | ((unsigned int)__half_as_ushort(b[2 * i + 1]) << 16);
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(ra[0]), "r"(ra[1]), "r"(ra[2]), "r"(ra[3]), "r"(rb[0]), "r"(rb[1]));
+}
+#endif
 
 extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restrict__ A, __half *__restrict__ B, __half *__restrict__ C) {
   const int tx = threadIdx.x;
   const int by = blockIdx.y;
   const int bx = blockIdx.x;
-  __shared__ __align__(16) __half A_shared[3072];
-  __shared__ __align__(16) __half B_shared[3072];
+  __shared__ __align__(16) __half A_shared[3832];
+  __shared__ __align__(16) __half B_shared[3832];
   __align__(16) float C_local[8];
   #pragma unroll
-  for (int mi = 0; mi < 2; ++mi) {
+  for (int rc = 0; rc < 2; ++rc) {
     #pragma unroll
-    for (int lane = 0; lane < 4; ++lane) {
-      C_local[mi * 4 + lane] = 0.0f;
+    for (int mi = 0; mi < 2; ++mi) {
+      #pragma unroll
+      for (int lane = 0; lane < 2; ++lane) {
+        C_local[(rc * 2 + mi) * 2 + lane] = 0.0f;
+      }
     }
   }
   __syncthreads();
-  tl_cp_async_16(&A_shared[tx / 4 * 32 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + tx % 4 * 8], true);
-  tl_cp_async_16(&B_shared[tx / 4 * 32 + tx % 4 * 8], &B[tx / 4 * 80 + (bx * 32 + tx % 4 * 8)], bx * 32 + tx % 4 * 8 < 80);
+  tl_cp_async_16(&A_shared[tx / 4 * 40 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + tx % 4 * 8], true);
+  tl_cp_async_16(&B_shared[tx / 4 * 40 + tx % 4 * 8], &B[tx / 4 * 80 + (bx * 32 + tx % 4 * 8)], bx * 32 + tx % 4 * 8 < 80);
   tl_cp_async_commit();
-  tl_cp_async_16(&A_shared[(tx / 4 + 32) * 32 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + (tx % 4 * 8 + 32)], true);
-  tl_cp_async_16(&B_shared[(tx / 4 + 32) * 32 + tx % 4 * 8], &B[(tx / 4 + 32) * 80 + (bx * 32 + tx % 4 * 8)], bx * 32 + tx % 4 * 8 < 80);
+  tl_cp_async_16(&A_shared[tx / 4 * 40 + 1280 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + (tx % 4 * 8 + 32)], true);
+  tl_cp_async_16(&B_shared[tx / 4 * 40 + 1280 + tx % 4 * 8], &B[(tx / 4 + 32) * 80 + (bx * 32 + tx % 4 * 8)], bx * 32 + tx % 4 * 8 < 80);
   tl_cp_async_commit();
   for (int k = 0; k < 3; ++k) {
     tl_cp_async_wait<1>();
     __syncthreads();
     if (k + 2 < 3) {
-      tl_cp_async_16(&A_shared[((k + 2) % 3 * 32 + tx / 4) * 32 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + ((k + 2) * 32 + tx % 4 * 8)], (k + 2) * 32 + tx % 4 * 8 < 72);
-      tl_cp_async_16(&B_shared[((k + 2) % 3 * 32 + tx / 4) * 32 + tx % 4 * 8], &B[((k + 2) * 32 + tx / 4) * 80 + (bx * 32 + tx % 4 * 8)], (k + 2) * 32 + tx / 4 < 72 && bx * 32 + tx % 4 * 8 < 80);
+      tl_cp_async_16(&A_shared[(k + 2) % 3 * 1280 + tx / 4 * 40 + tx % 4 * 8], &A[(by * 32 + tx / 4) * 72 + ((k + 2) * 32 + tx % 4 * 8)], (k + 2) * 32 + tx % 4 * 8 < 72);
+      tl_cp_async_16(&B_shared[(k + 2) % 3 * 1280 + tx / 4 * 40 + tx % 4 * 8], &B[((k + 2) * 32 + tx / 4) * 80 + (bx * 32 + tx % 4 * 8)], (k + 2) * 32 + tx / 4 < 72 && bx * 32 + tx % 4 * 8 < 80);
     }
     tl_cp_async_commit();
-    for (int k_1 = 0; k_1 < 32; ++k_1) {
+    __align__(16) __half a_frag[8];
+    __align__(16) __half b_frag[8];
+    for (int kk = 0; kk < 2; ++kk) {
+      tl_ldmatrix_x4_f16(&a_frag[0], &A_shared[k * 1280 + (tx / 32 % 2 * 16 + (tx % 32 % 8 + tx % 32 / 8 % 2 * 8)) * 40 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
+      tl_ldmatrix_x4_f16(&b_frag[0], &B_shared[k * 1280 + (kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 40 + (tx / 32 / 2 * 16 + tx % 32 / 8 / 2 * 8)], 1);
       #pragma unroll
-      for (int mi_1 = 0; mi_1 < 2; ++mi_1) {
-        __align__(16) __half vec_ld[4];
-        *(uint2 *)vec_ld = *(const uint2 *)&B_shared[(k * 32 + k_1) * 32 + tx % 8 * 4];
-        #pragma unroll
-        for (int lane_1 = 0; lane_1 < 4; ++lane_1) {
-          C_local[mi_1 * 4 + lane_1] = C_local[mi_1 * 4 + lane_1] + __half2float(A_shared[(k * 32 + (tx / 8 * 2 + mi_1)) * 32 + k_1]) * __half2float(vec_ld[lane_1]);
-        }
+      for (int rc_1 = 0; rc_1 < 2; ++rc_1) {
+        tl_mma_m16n8k16_f16(&C_local[rc_1 * 4], &a_frag[0], &b_frag[rc_1 * 4]);
       }
     }
   }
   tl_cp_async_wait<0>();
   #pragma unroll
-  for (int mi_2 = 0; mi_2 < 2; ++mi_2) {
-    if (bx * 32 + tx % 8 * 4 < 80) {
-      __align__(16) __half vec_st[4];
-      #pragma unroll
-      for (int lane_2 = 0; lane_2 < 4; ++lane_2) {
-        vec_st[lane_2] = tl_f16_narrow(C_local[mi_2 * 4 + lane_2]);
+  for (int rc_2 = 0; rc_2 < 2; ++rc_2) {
+    #pragma unroll
+    for (int mi_1 = 0; mi_1 < 2; ++mi_1) {
+      if (bx * 32 + (tx / 32 / 2 * 8 + tx % 32 % 4 + rc_2 * 4) * 2 < 80) {
+        __align__(16) __half vec_st[2];
+        #pragma unroll
+        for (int lane_1 = 0; lane_1 < 2; ++lane_1) {
+          vec_st[lane_1] = tl_f16_narrow(C_local[(rc_2 * 2 + mi_1) * 2 + lane_1]);
+        }
+        *(unsigned int *)&C[(by * 32 + (tx / 32 % 2 * 16 + tx % 32 / 4 + mi_1 * 8)) * 80 + (bx * 32 + (tx / 32 / 2 * 8 + tx % 32 % 4 + rc_2 * 4) * 2)] = *(const unsigned int *)vec_st;
       }
-      *(uint2 *)&C[(by * 32 + (tx / 8 * 2 + mi_2)) * 80 + (bx * 32 + tx % 8 * 4)] = *(const uint2 *)vec_st;
     }
   }
 }

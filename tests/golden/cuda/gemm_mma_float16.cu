@@ -78,32 +78,35 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restri
   __shared__ __align__(16) __half B_shared[6904];
   __align__(16) float C_local[32];
   #pragma unroll
-  for (int rc = 0; rc < 8; ++rc) {
+  for (int rr = 0; rr < 2; ++rr) {
     #pragma unroll
-    for (int mi = 0; mi < 2; ++mi) {
+    for (int rc = 0; rc < 4; ++rc) {
       #pragma unroll
-      for (int lane = 0; lane < 2; ++lane) {
-        C_local[(rc * 2 + mi) * 2 + lane] = 0.0f;
+      for (int mi = 0; mi < 2; ++mi) {
+        #pragma unroll
+        for (int lane = 0; lane < 2; ++lane) {
+          C_local[((rr * 4 + rc) * 2 + mi) * 2 + lane] = 0.0f;
+        }
       }
     }
   }
   __syncthreads();
   #pragma unroll
-  for (int rr = 0; rr < 2; ++rr) {
-    tl_cp_async_16(&A_shared[(rr * 32 + tx / 4) * 40 + tx % 4 * 8], &A[(by * 64 + (rr * 32 + tx / 4)) * 128 + tx % 4 * 8], true);
+  for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
+    tl_cp_async_16(&A_shared[(rr_1 * 32 + tx / 4) * 40 + tx % 4 * 8], &A[(by * 64 + (rr_1 * 32 + tx / 4)) * 128 + tx % 4 * 8], true);
   }
   #pragma unroll
-  for (int rr_1 = 0; rr_1 < 2; ++rr_1) {
-    tl_cp_async_16(&B_shared[(rr_1 * 16 + tx / 8) * 72 + tx % 8 * 8], &B[(rr_1 * 16 + tx / 8) * 256 + (bx * 64 + tx % 8 * 8)], true);
+  for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
+    tl_cp_async_16(&B_shared[(rr_2 * 16 + tx / 8) * 72 + tx % 8 * 8], &B[(rr_2 * 16 + tx / 8) * 256 + (bx * 64 + tx % 8 * 8)], true);
   }
   tl_cp_async_commit();
   #pragma unroll
-  for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
-    tl_cp_async_16(&A_shared[(rr_2 * 32 + tx / 4) * 40 + 2560 + tx % 4 * 8], &A[(by * 64 + (rr_2 * 32 + tx / 4)) * 128 + (tx % 4 * 8 + 32)], true);
+  for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
+    tl_cp_async_16(&A_shared[(rr_3 * 32 + tx / 4) * 40 + 2560 + tx % 4 * 8], &A[(by * 64 + (rr_3 * 32 + tx / 4)) * 128 + (tx % 4 * 8 + 32)], true);
   }
   #pragma unroll
-  for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
-    tl_cp_async_16(&B_shared[(rr_3 * 16 + tx / 8) * 72 + 2304 + tx % 8 * 8], &B[(rr_3 * 16 + tx / 8 + 32) * 256 + (bx * 64 + tx % 8 * 8)], true);
+  for (int rr_4 = 0; rr_4 < 2; ++rr_4) {
+    tl_cp_async_16(&B_shared[(rr_4 * 16 + tx / 8) * 72 + 2304 + tx % 8 * 8], &B[(rr_4 * 16 + tx / 8 + 32) * 256 + (bx * 64 + tx % 8 * 8)], true);
   }
   tl_cp_async_commit();
   for (int k = 0; k < 4; ++k) {
@@ -111,40 +114,49 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restri
     __syncthreads();
     if (k + 2 < 4) {
       #pragma unroll
-      for (int rr_4 = 0; rr_4 < 2; ++rr_4) {
-        tl_cp_async_16(&A_shared[(k + 2) % 3 * 2560 + (rr_4 * 32 + tx / 4) * 40 + tx % 4 * 8], &A[(by * 64 + (rr_4 * 32 + tx / 4)) * 128 + ((k + 2) * 32 + tx % 4 * 8)], (k + 2) * 32 + tx % 4 * 8 < 128);
+      for (int rr_5 = 0; rr_5 < 2; ++rr_5) {
+        tl_cp_async_16(&A_shared[(k + 2) % 3 * 2560 + (rr_5 * 32 + tx / 4) * 40 + tx % 4 * 8], &A[(by * 64 + (rr_5 * 32 + tx / 4)) * 128 + ((k + 2) * 32 + tx % 4 * 8)], (k + 2) * 32 + tx % 4 * 8 < 128);
       }
       #pragma unroll
-      for (int rr_5 = 0; rr_5 < 2; ++rr_5) {
-        tl_cp_async_16(&B_shared[(k + 2) % 3 * 2304 + (rr_5 * 16 + tx / 8) * 72 + tx % 8 * 8], &B[((k + 2) * 32 + (rr_5 * 16 + tx / 8)) * 256 + (bx * 64 + tx % 8 * 8)], (k + 2) * 32 + (rr_5 * 16 + tx / 8) < 128);
+      for (int rr_6 = 0; rr_6 < 2; ++rr_6) {
+        tl_cp_async_16(&B_shared[(k + 2) % 3 * 2304 + (rr_6 * 16 + tx / 8) * 72 + tx % 8 * 8], &B[((k + 2) * 32 + (rr_6 * 16 + tx / 8)) * 256 + (bx * 64 + tx % 8 * 8)], (k + 2) * 32 + (rr_6 * 16 + tx / 8) < 128);
       }
     }
     tl_cp_async_commit();
-    __align__(16) __half a_frag[8];
-    __align__(16) __half b_frag[32];
+    __align__(16) __half a_frag[16];
+    __align__(16) __half b_frag[16];
     for (int kk = 0; kk < 2; ++kk) {
-      tl_ldmatrix_x4_f16(&a_frag[0], &A_shared[k % 3 * 2560 + ((tx / 32 * 8 + tx % 32 % 8) * 2 + tx % 32 / 8 % 2) * 40 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
       #pragma unroll
-      for (int rc_1 = 0; rc_1 < 4; ++rc_1) {
-        tl_ldmatrix_x4_f16(&b_frag[rc_1 * 8], &B_shared[k % 3 * 2304 + (kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 72 + (rc_1 * 2 + tx % 32 / 8 / 2) * 8], 1);
+      for (int rr_7 = 0; rr_7 < 2; ++rr_7) {
+        tl_ldmatrix_x4_f16(&a_frag[rr_7 * 8], &A_shared[k % 3 * 2560 + (tx / 32 % 2 * 32 + rr_7 * 16 + (tx % 32 % 8 + tx % 32 / 8 % 2 * 8)) * 40 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
       }
       #pragma unroll
-      for (int rc_2 = 0; rc_2 < 8; ++rc_2) {
-        tl_mma_m16n8k16_f16(&C_local[rc_2 * 4], &a_frag[0], &b_frag[rc_2 * 4]);
+      for (int rc_1 = 0; rc_1 < 2; ++rc_1) {
+        tl_ldmatrix_x4_f16(&b_frag[rc_1 * 8], &B_shared[k % 3 * 2304 + (kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 72 + (tx / 32 / 2 * 32 + (rc_1 * 2 + tx % 32 / 8 / 2) * 8)], 1);
+      }
+      #pragma unroll
+      for (int rr_8 = 0; rr_8 < 2; ++rr_8) {
+        #pragma unroll
+        for (int rc_2 = 0; rc_2 < 4; ++rc_2) {
+          tl_mma_m16n8k16_f16(&C_local[(rr_8 * 4 + rc_2) * 4], &a_frag[rr_8 * 8], &b_frag[rc_2 * 4]);
+        }
       }
     }
   }
   tl_cp_async_wait<0>();
   #pragma unroll
-  for (int rc_3 = 0; rc_3 < 8; ++rc_3) {
+  for (int rr_9 = 0; rr_9 < 2; ++rr_9) {
     #pragma unroll
-    for (int mi_1 = 0; mi_1 < 2; ++mi_1) {
-      __align__(16) __half vec_st[2];
+    for (int rc_3 = 0; rc_3 < 4; ++rc_3) {
       #pragma unroll
-      for (int lane_1 = 0; lane_1 < 2; ++lane_1) {
-        vec_st[lane_1] = tl_f16_narrow(C_local[(rc_3 * 2 + mi_1) * 2 + lane_1]);
+      for (int mi_1 = 0; mi_1 < 2; ++mi_1) {
+        __align__(16) __half vec_st[2];
+        #pragma unroll
+        for (int lane_1 = 0; lane_1 < 2; ++lane_1) {
+          vec_st[lane_1] = tl_f16_narrow(C_local[((rr_9 * 4 + rc_3) * 2 + mi_1) * 2 + lane_1]);
+        }
+        *(unsigned int *)&C[(by * 64 + (tx / 32 % 2 * 32 + tx % 32 / 4 + (rr_9 * 16 + mi_1 * 8))) * 256 + (bx * 64 + (tx / 32 / 2 * 16 + tx % 32 % 4 + rc_3 * 4) * 2)] = *(const unsigned int *)vec_st;
       }
-      *(unsigned int *)&C[(by * 64 + (tx / 4 * 2 + mi_1)) * 256 + (bx * 64 + (rc_3 * 4 + tx % 4) * 2)] = *(const unsigned int *)vec_st;
     }
   }
 }
