@@ -37,7 +37,7 @@ static const cuda_example k_cuda_examples[] = {
     {"elementwise_add.py", "float16", {{"M", "7"}, {"N", "9"}, {"in_dtype", "\"float16\""}, {"out_dtype", "\"float16\""}}, 4, 0, 0},
     {"elementwise_add.py", "bfloat16_in", {{"in_dtype", "\"bfloat16\""}}, 1, 0, 0},
     {"transpose.py", "default", {{0}}, 0, 0, 0},
-    {"gemm.py", "default_float16", {{0}}, 0, 0, 0},
+    {"gemm.py", "default_float16", {{0}}, 0, 0, 2e-3},
     {"gemm.py", "float32_odd", {{"M", "33"}, {"N", "17"}, {"K", "5"}, {"dtype", "\"float32\""}}, 4, 0, 0},
     {"gemm.py", "float16_64x64", {{"M", "256"}, {"N", "256"}, {"K", "128"}, {"block_M", "64"}, {"block_N", "64"}}, 5, 0, 2e-3},
     {"gemm.py", "float16_128x128", {{"M", "256"}, {"N", "256"}, {"K", "96"}, {"block_M", "128"}, {"block_N", "128"}}, 5, 0, 2e-3},

@@ -239,10 +239,12 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   mma = loop1(mod, TL_FOR_UNROLLED, rr2, RR, loop1(mod, TL_FOR_UNROLLED, rc2, RC, mma));
 
   tl_ir_stmt *step[3] = {aload, bload, mma};
-  /* The k steps stay a loop: unrolling them (tried: +8% at 4096^3 on the H200)
-   * took NVRTC's 128 x 128 tile to 253 registers and made the 64 x 64 bfloat16
-   * one spill. */
-  tl_ir_stmt *body = loop1(mod, TL_FOR_SERIAL, kk, K / 16, tl_ir_seq(mod, 3, step));
+  /* The k steps unrolled, so that the next step's ldmatrix can overlap this
+   * step's mma: on the H200 +5% at 4096^3 with 128 x 128 x 32 tiles, +12% with
+   * block_K = 64 (docs/BENCHMARKS.md). On the old row-stacked warp layout this
+   * took NVRTC's 128 x 128 tile to 253 registers; on the square warp grid it is
+   * 208 and no configuration of the resource golden spills in the GEMM. */
+  tl_ir_stmt *body = loop1(mod, TL_FOR_UNROLLED, kk, K / 16, tl_ir_seq(mod, 3, step));
   tl_ir_stmt *parts[4];
   uint32_t n = 0;
   if (clear) {

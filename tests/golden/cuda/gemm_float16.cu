@@ -104,6 +104,7 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restri
     tl_cp_async_commit();
     __align__(16) __half a_frag[8];
     __align__(16) __half b_frag[8];
+    #pragma unroll
     for (int kk = 0; kk < 2; ++kk) {
       tl_ldmatrix_x4_f16(&a_frag[0], &A_shared[k * 1280 + (tx / 32 % 2 * 16 + (tx % 32 % 8 + tx % 32 / 8 % 2 * 8)) * 40 + (kk * 16 + tx % 32 / 8 / 2 * 8)], 0);
       tl_ldmatrix_x4_f16(&b_frag[0], &B_shared[k * 1280 + (kk * 16 + tx % 32 % 8 + tx % 32 / 8 % 2 * 8) * 40 + (tx / 32 / 2 * 16 + tx % 32 / 8 / 2 * 8)], 1);

@@ -125,6 +125,7 @@ extern "C" __global__ __launch_bounds__(128) void matmul_kernel(__half *__restri
     tl_cp_async_commit();
     __align__(16) __half a_frag[16];
     __align__(16) __half b_frag[16];
+    #pragma unroll
     for (int kk = 0; kk < 2; ++kk) {
       #pragma unroll
       for (int rr_7 = 0; rr_7 < 2; ++rr_7) {
