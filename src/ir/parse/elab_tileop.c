@@ -280,7 +280,7 @@ static tl_ir_expr *flag(tl__elab *E, const tl__ast_expr *a, const char *what, bo
 /* T.gemm's policy= as its value (0 Square, the default, as upstream): a
  * T.GemmWarpPolicy member (the front end keeps members as their names) or the
  * integer upstream's IntEnum is. A value only known at run time leaves the
- * default: the policy is a scheduling hint, recorded as one (tl.hint.gemm). */
+ * default: the policy chooses how warps split C, never what is computed. */
 static tl_ir_expr *warp_policy(tl__elab *E, const tl__ast_expr *a) {
   static const char *const names[] = TL__GEMM_POLICY_NAMES;
   int64_t p = 0;
