@@ -5,12 +5,33 @@ uses target kinds no built-in backend owns (vulkan, nvptx), told apart by the
 target's "model" attribute.
 """
 
+import importlib.util
 import itertools
 import os
 
 import pytest
 
 import tilelang_backend as tb
+
+# torch with a CUDA device: only the GPU machine has one. The CUDA test modules set
+# `pytestmark = gpu_marks()`, so each test is collected and reported as skipped elsewhere.
+if importlib.util.find_spec("torch") is not None:
+    import torch
+
+    HAVE_CUDA = torch.cuda.is_available()
+else:
+    torch = None
+    HAVE_CUDA = False
+
+
+def gpu_marks():
+    """The skip marks of a module that needs torch on a GPU and a cuda backend (asked
+    only by such modules: listing the backends loads the lazy ones)."""
+    have_backend = any("cuda" in b.target_kinds for b in tb.list_backends().values())
+    return [
+        pytest.mark.skipif(not HAVE_CUDA, reason="needs torch with a CUDA device (the GPU machine)"),
+        pytest.mark.skipif(not have_backend, reason="the library has no backend for target kind cuda"),
+    ]
 
 _counter = itertools.count()
 

@@ -1,28 +1,15 @@
 """Kernels on the GPU machine with torch CUDA tensors on the current stream. Skipped
 where torch with CUDA is missing (every machine but the GPU one)."""
 
-import importlib.util
 import os
 
 import pytest
 
 import tilelang_backend as tb
 
-if importlib.util.find_spec("torch") is not None:
-    import torch
+from conftest import gpu_marks, torch
 
-    HAVE_CUDA = torch.cuda.is_available()
-else:
-    torch = None
-    HAVE_CUDA = False
-
-HAVE_CUDA_BACKEND = any("cuda" in b.target_kinds for b in tb.list_backends().values())
-
-# Each test is collected and skipped (rather than the module), so pytest reports them.
-pytestmark = [
-    pytest.mark.skipif(not HAVE_CUDA, reason="needs torch with a CUDA device (the GPU machine)"),
-    pytest.mark.skipif(not HAVE_CUDA_BACKEND, reason="the library has no backend for target kind cuda"),
-]
+pytestmark = gpu_marks()
 
 ROOT = os.environ.get("TLPY_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLES = os.path.join(ROOT, "examples")

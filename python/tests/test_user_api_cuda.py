@@ -3,28 +3,15 @@ tilelang.compile with torch CUDA tensors (outputs allocated on the inputs' devic
 results against torch, the profiler's do_bench beside torch's own timing. Skipped
 where torch with CUDA is missing (every machine but the GPU one)."""
 
-import importlib.util
 import os
 import sys
-
-import pytest
 
 import tilelang_backend as tb
 from tilelang_backend import run
 
-if importlib.util.find_spec("torch") is not None:
-    import torch
+from conftest import gpu_marks, torch
 
-    HAVE_CUDA = torch.cuda.is_available()
-else:
-    torch = None
-    HAVE_CUDA = False
-
-HAVE_CUDA_BACKEND = any("cuda" in b.target_kinds for b in tb.list_backends().values())
-pytestmark = [
-    pytest.mark.skipif(not HAVE_CUDA, reason="needs torch with a CUDA device (the GPU machine)"),
-    pytest.mark.skipif(not HAVE_CUDA_BACKEND, reason="the library has no backend for target kind cuda"),
-]
+pytestmark = gpu_marks()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 run.install()  # `import tilelang` in gpu_kernels.py resolves to tilelang_backend
