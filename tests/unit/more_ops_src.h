@@ -158,6 +158,54 @@
   "        T.copy(e, E)\n" \
   "        T.copy(r, R)\n"
 
+/* Row statistics as projections of the accumulators' layouts, and P @ V with P in
+ * registers (FlashAttention's shape), over two warps: a row sum on a FullCol grid
+ * (1 x 2: the two warp columns meet in shared memory) into a fragment first filled, then
+ * stored by its row's threads, subtracted beside its rows; a row max and sum on a
+ * FullRow grid (within each warp), exp2 of the scores cast into the float16 A
+ * operand of a tensor-core gemm (RS), the output divided by the sums; a 1-D loop
+ * over the row statistics that writes global memory (once per row). */
+#define CUDA_ROWS_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def rows(A: T.Tensor((32, 32), \"float16\"), B: T.Tensor((32, 32), \"float16\"), V: T.Tensor((32, 32), \"float16\"),\n" \
+  "         C: T.Tensor((32, 32), \"float32\"), O: T.Tensor((32, 32), \"float32\"), R: T.Tensor((32,), \"float32\"),\n" \
+  "         M: T.Tensor((32,), \"float32\")):\n" \
+  "    with T.Kernel(1, threads=64) as bx:\n" \
+  "        a = T.alloc_shared((32, 32), \"float16\")\n" \
+  "        b = T.alloc_shared((32, 32), \"float16\")\n" \
+  "        v = T.alloc_shared((32, 32), \"float16\")\n" \
+  "        c = T.alloc_fragment((32, 32), \"float32\")\n" \
+  "        s = T.alloc_fragment((32, 32), \"float32\")\n" \
+  "        p = T.alloc_fragment((32, 32), \"float16\")\n" \
+  "        o = T.alloc_fragment((32, 32), \"float32\")\n" \
+  "        r = T.alloc_fragment((32,), \"float32\")\n" \
+  "        m = T.alloc_fragment((32,), \"float32\")\n" \
+  "        l = T.alloc_fragment((32,), \"float32\")\n" \
+  "        T.copy(A, a)\n" \
+  "        T.copy(B, b)\n" \
+  "        T.copy(V, v)\n" \
+  "        T.gemm(a, b, c, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullCol)\n" \
+  "        T.gemm(a, b, s, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)\n" \
+  "        T.fill(r, 0.5)\n" \
+  "        r[21] = -3.0\n" \
+  "        T.reduce_sum(c, r, dim=1, clear=False)\n" \
+  "        for i, j in T.Parallel(32, 32):\n" \
+  "            c[i, j] = c[i, j] - r[i]\n" \
+  "        T.reduce_max(s, m, dim=1)\n" \
+  "        for i, j in T.Parallel(32, 32):\n" \
+  "            s[i, j] = T.exp2(s[i, j] - m[i])\n" \
+  "        T.reduce_sum(s, l, dim=1)\n" \
+  "        T.copy(s, p)\n" \
+  "        T.gemm(p, v, o, clear_accum=True, policy=T.GemmWarpPolicy.FullRow)\n" \
+  "        for i, j in T.Parallel(32, 32):\n" \
+  "            o[i, j] = o[i, j] / l[i]\n" \
+  "        T.copy(c, C)\n" \
+  "        T.copy(o, O)\n" \
+  "        for i in T.Parallel(32):\n" \
+  "            R[i] = r[i]\n" \
+  "        T.copy(m, M)\n"
+
 /* T.atomic_max / T.atomic_min in upstream's style: elementwise inside T.Parallel
  * from several blocks into the same global elements (float32, int32, uint32,
  * float64, int64), with memory_order=, on a fragment (a plain max), and a tile

@@ -439,10 +439,9 @@ static const refusal k_refusals[] = {
          "            r[i] = x[i, j]\n"
          "        T.copy(r, R)\n",
      CUDA, TL_EINVAL,
-     "pass 'gpu_lower_simt': k.py:11:13: fragment 'r' is written at [i] inside T.Parallel, whose iterations are "
-     "distributed over the block's threads (as fragment 'x'); but 'r' is replicated in every thread, because it is the "
-     "destination of T.reduce_sum at k.py:8:9, so each thread would update only part of it. Write it in a loop of its "
-     "own, or keep to the loop's own element"},
+     "pass 'gpu_lower_simt': k.py:11:13: fragment 'r' is written at [i] inside T.Parallel, not at the loop's own "
+     "element [i, j], while the loop's iterations are distributed over the block's threads (as fragment 'x'): an "
+     "iteration may only write the element it owns. Write 'r' at [i, j], or in a loop of its own"},
     {HDR "@T.prim_func\n"
          "def k(A: T.Tensor((8, 16), \"float32\"), B: T.Tensor((8, 16), \"float32\")):\n"
          "    with T.Kernel(1, threads=32) as bx:\n"

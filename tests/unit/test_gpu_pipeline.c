@@ -166,6 +166,8 @@ static const src_case k_cases[] = {
     {"tensor-core gemms (cuda from sm_80 on): every operand form, bfloat16, clear_accum", "mma", CUDA_MMA_SRC, {{0}}, 0, 0},
     {"tensor-core warp grids (Square, FullCol) under a cross-warp row max, a T.Parallel and an owner's store", "grids",
      CUDA_MMA_GRIDS_SRC, {{0}}, 0, 0},
+    {"row statistics as projections of the mma accumulators (across warps and within), P @ V with P in registers",
+     "rows", CUDA_ROWS_SRC, {{0}}, 0, 1e-5},
     {"gemm transposes, clear_accum, int8 into int32", "g",
      HDR "@T.prim_func\n"
          "def g(A: T.Tensor((24, 40), \"int8\"), B: T.Tensor((16, 24), \"int8\"), C: T.Tensor((40, 16), \"int32\")):\n"

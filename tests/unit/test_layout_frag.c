@@ -313,6 +313,85 @@ static void test_mma_lowering_matches_upstream(void **state) {
   }
 }
 
+/* A row projection (FlashAttention's row statistics beside the scores): every
+ * thread's slot loops reach exactly the rows the projected data layout gives it,
+ * at the same slots, and every thread sharing a row in the parent holds it. */
+static void check_projection(const tl__gpu_layout *P, const char *label) {
+  int64_t shape[TL__FRAG_MAX_DIMS];
+  for (uint32_t d = 0; d + 1 < P->ndim; d++) shape[d] = P->shape[d];
+  tl__gpu_layout G;
+  tl__gpu_layout_project(P, shape, P->ndim - 1, &G);
+  assert_true(G.proj);
+  assert_true(tl__gpu_layout_rows_equal(&G, P));
+  assert_int_equal(G.slots, P->RR * P->mr);
+  tl__frag F, PF, want;
+  TL_ASSERT_OK(tl__gpu_layout_frag(&G, &F));
+  TL_ASSERT_OK(tl__gpu_layout_frag(P, &PF));
+  uint32_t keep[TL__FRAG_MAX_DIMS];
+  for (uint32_t d = 0; d + 1 < P->ndim; d++) keep[d] = d;
+  TL_ASSERT_OK(tl__frag_project(&PF, keep, P->ndim - 1, &want));
+  if (!tl__frag_equal(&F, &want)) fail_msg("%s: the projection's data is not the parent's with its columns dropped", label);
+  tl_ir_module *mod;
+  TL_ASSERT_OK(tl_ir_module_create(&mod));
+  tl_ir_var *tid = tl_ir_var_new(mod, "tid", TL_DT_INT32);
+  assert_non_null(tid);
+  tl__gpu_slots S;
+  TL_ASSERT_OK(tl__gpu_slots_make(mod, &G, tl_ir_var_ref(mod, tid), &S));
+  int64_t held = 0;
+  for (int64_t t = 0; t < G.T; t++)
+    for (int64_t rr = 0; rr < G.RR; rr++)
+      for (int64_t mi = 0; mi < G.mr; mi++) {
+        lt_env env = {{tid, S.rr, S.rc, S.mi, S.v}, {t, rr, 0, mi, 0}, 5};
+        int64_t slot = lt_eval(S.slot, &env), r = lt_eval(S.r, &env), idx[TL__FRAG_MAX_DIMS];
+        bool ok = !S.row_ok || lt_eval(S.row_ok, &env);
+        bool holds = tl__frag_element(&F, t, slot, idx);
+        if (holds != ok) fail_msg("%s: thread %lld slot %lld: loops %d, data %d", label, (long long)t, (long long)slot, ok, holds);
+        if (!ok) continue;
+        int64_t flat = 0;
+        for (uint32_t d = 0; d + 1 < P->ndim; d++) flat = flat * shape[d] + idx[d];
+        if (flat != r) fail_msg("%s: thread %lld slot %lld: loops row %lld, data row %lld", label, (long long)t, (long long)slot, (long long)r, (long long)flat);
+        held++;
+      }
+  /* each row in every one of its copies */
+  assert_int_equal(held, tl__frag_elements(&F) * tl__frag_replicas(&F));
+  tl_ir_module_free(mod);
+}
+
+static void test_row_projection(void **state) {
+  (void)state;
+  const struct {
+    int64_t T, M, N, wm, wn;
+  } mma[] = {{128, 64, 64, 4, 1}, {128, 64, 64, 2, 2}, {64, 32, 32, 1, 2}, {256, 128, 128, 8, 1}, {128, 128, 64, 2, 2}};
+  for (size_t i = 0; i < sizeof mma / sizeof mma[0]; i++) {
+    int64_t shape[2] = {mma[i].M, mma[i].N};
+    tl__gpu_layout P;
+    tl__gpu_layout_choose_mma(&P, mma[i].T, shape, 2, 4, 16, mma[i].wm, mma[i].wn);
+    char label[96];
+    snprintf(label, sizeof label, "rows of mma %lldx%lld on %lldx%lld warps", (long long)mma[i].M, (long long)mma[i].N,
+             (long long)mma[i].wm, (long long)mma[i].wn);
+    check_projection(&P, label);
+  }
+  for (size_t i = 0; i < sizeof simt_cases / sizeof simt_cases[0]; i++) {
+    const simt_case *k = &simt_cases[i];
+    if (k->ndim < 2) continue;
+    tl__gpu_layout P;
+    tl__gpu_layout_choose(&P, k->T, k->shape, k->ndim, k->eb, 16, k->gemm);
+    char label[96];
+    snprintf(label, sizeof label, "rows of simt case %zu", i);
+    check_projection(&P, label);
+  }
+  /* rows held alike: the same warp rows whatever the columns; not across grids */
+  int64_t s64[2] = {64, 64}, s128[2] = {64, 128};
+  tl__gpu_layout a, b, c, d;
+  tl__gpu_layout_choose_mma(&a, 128, s64, 2, 4, 16, 4, 1);
+  tl__gpu_layout_choose_mma(&b, 128, s128, 2, 4, 16, 4, 1);
+  tl__gpu_layout_choose_mma(&c, 128, s64, 2, 4, 16, 2, 2);
+  tl__gpu_layout_choose(&d, 128, s64, 2, 4, 16, true);
+  assert_true(tl__gpu_layout_rows_equal(&a, &b));
+  assert_false(tl__gpu_layout_rows_equal(&a, &c));
+  assert_false(tl__gpu_layout_rows_equal(&a, &d));
+}
+
 static void test_simt_matches_chooser(void **state) {
   (void)state;
   for (size_t i = 0; i < sizeof simt_cases / sizeof simt_cases[0]; i++) compare_simt(&simt_cases[i]);
@@ -711,6 +790,7 @@ int main(void) {
       cmocka_unit_test(test_wgmma_matches_ptx),
       cmocka_unit_test(test_simt_matches_chooser),
       cmocka_unit_test(test_mma_lowering_matches_upstream),
+      cmocka_unit_test(test_row_projection),
       cmocka_unit_test(test_every_constructor_is_a_bijection),
       cmocka_unit_test(test_flash_attention_fragments),
       cmocka_unit_test(test_equality_permute_repeat),

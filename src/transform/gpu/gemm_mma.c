@@ -68,7 +68,13 @@ bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_para
   if (!matrix_operand(call->u.call.args[0], &A) || !matrix_operand(call->u.call.args[1], &B) ||
       !matrix_operand(call->u.call.args[2], &C))
     return why_not(why, cap, "an operand is not a matrix of constant shape");
-  if (!shared_scope(A.buf) || !shared_scope(B.buf)) return why_not(why, cap, "A or B is not in shared memory");
+  int64_t ta0 = 0;
+  tl__is_const_int(call->u.call.args[3], &ta0);
+  /* A in registers (RS): the whole fragment, not transposed; layout.c checks that
+   * its layout is the instruction's operand map */
+  bool rs = A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT && ta0 == 0 && A.buf->ndim == 2 && tl__gpu_region_is_whole(A.e);
+  if ((!shared_scope(A.buf) && !rs) || !shared_scope(B.buf))
+    return why_not(why, cap, "A is not in shared memory or a whole untransposed fragment, or B is not in shared memory");
   if (!half_dtype(A.buf->dtype) || !tl_dtype_eq(A.buf->dtype, B.buf->dtype))
     return why_not(why, cap, "A and B are not both float16 or both bfloat16");
   if (C.buf->scope != TL_SCOPE_LOCAL_FRAGMENT || !tl_dtype_eq(C.buf->dtype, TL_DT_FLOAT32) || C.buf->ndim != 2 ||
@@ -154,6 +160,12 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   if (!f || !f->layout.mma || !f->local)
     return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: C is not a fragment of the mma layout");
   const tl__gpu_layout *L = &f->layout;
+  /* RS: A is a fragment whose layout layout.c matched to the operand map */
+  const tl__gpu_frag *fa = A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT ? tl__gpu_find_frag(c->info, A.buf) : NULL;
+  if (A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT &&
+      (!fa || !fa->local || !fa->layout.mma || fa->layout.proj || fa->layout.WN != 1 || fa->layout.WM != L->WM ||
+       fa->layout.RR != L->RR))
+    return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: fragment A does not have the mma operand layout");
   int64_t ta = 0, tb = 0, clear = 0;
   tl__is_const_int(call->u.call.args[3], &ta);
   tl__is_const_int(call->u.call.args[4], &tb);
@@ -235,23 +247,38 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   TL__TRY(tl__built(mod, args[0]));
   TL__TRY(tl__built(mod, args[1]));
   TL__TRY(tl__built(mod, args[2]));
+  if (fa) {
+    /* A's 16 x 16 tile of this k step: the accumulator-layout slots of its 8-column
+     * tiles 2kk and 2kk + 1, in A's operand register order (a0a1 = c0c1 of tile
+     * 2kk, a2a3 = its c2c3, a4..a7 the same of tile 2kk + 1) */
+    tl_ir_expr *tile = tl__add(mod, tl__mul(mod, vrr2, tl_ir_i32(mod, fa->layout.RC)), tl__mul(mod, vkk, tl_ir_i32(mod, 2)));
+    args[1] = one_element(mod, fa->local, tl__mul(mod, tile, tl_ir_i32(mod, 4)));
+    TL__TRY(tl__built(mod, args[1]));
+  }
   tl_ir_stmt *mma = tl_ir_eval(mod, tl_ir_call(mod, TL_OP_MMA_M16N8K16, TL_DT_HANDLE, 3, args));
   mma = loop1(mod, TL_FOR_UNROLLED, rr2, RR, loop1(mod, TL_FOR_UNROLLED, rc2, RC, mma));
 
-  tl_ir_stmt *step[3] = {aload, bload, mma};
+  tl_ir_stmt *step[3] = {bload, mma, aload};
+  uint32_t nstep = 2;
+  if (!fa) {
+    step[0] = aload;
+    step[1] = bload;
+    step[2] = mma;
+    nstep = 3;
+  }
   /* The k steps unrolled, so that the next step's ldmatrix can overlap this
    * step's mma: on the H200 +5% at 4096^3 with 128 x 128 x 32 tiles, +12% with
    * block_K = 64 (docs/BENCHMARKS.md). On the old row-stacked warp layout this
    * took NVRTC's 128 x 128 tile to 253 registers; on the square warp grid it is
    * 208 and no configuration of the resource golden spills in the GEMM. */
-  tl_ir_stmt *body = loop1(mod, TL_FOR_UNROLLED, kk, K / 16, tl_ir_seq(mod, 3, step));
+  tl_ir_stmt *body = loop1(mod, TL_FOR_UNROLLED, kk, K / 16, tl_ir_seq(mod, nstep, step));
   tl_ir_stmt *parts[4];
   uint32_t n = 0;
   if (clear) {
     tl_ir_expr *vz = tl_ir_var_ref(mod, z);
     parts[n++] = loop1(mod, TL_FOR_UNROLLED, z, L->slots, tl_ir_store(mod, f->local, 1, &vz, tl__zero(mod, TL_DT_FLOAT32)));
   }
-  parts[n++] = tl_ir_alloc(mod, af);
+  if (!fa) parts[n++] = tl_ir_alloc(mod, af);
   parts[n++] = tl_ir_alloc(mod, bf);
   parts[n++] = body;
   *out = tl_ir_seq(mod, n, parts);

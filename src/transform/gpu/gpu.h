@@ -129,7 +129,24 @@ typedef struct tl__gpu_layout {
    * tl__frag_mma_c (test_gpu_layout). */
   bool mma;
   int64_t WM, WN;
+  /* A row projection (tl__gpu_layout_project): the fragment holds one value per row
+   * of a distributed parent layout, whose fields above it keeps (shape and ndim are
+   * the fragment's own: the parent's leading dims, its row-major flat index the
+   * parent's row r). A thread holds the rows it holds in the parent, row (rr, mi)
+   * at slot rr*mr + mi, and every thread that shares a row in the parent (its
+   * column threads: the mma layout's lanes q and warps wn) holds a copy: the row
+   * statistics of FlashAttention's online softmax beside the scores' accumulator.
+   * slots = RR * mr. */
+  bool proj;
 } tl__gpu_layout;
+
+/* The row projection of distributed 2-D-viewed layout `parent` onto a fragment of
+ * shape[0..ndim) (the parent's leading dims: their product is parent->R). */
+void tl__gpu_layout_project(const tl__gpu_layout *parent, const int64_t *shape, uint32_t ndim, tl__gpu_layout *out);
+/* Whether distributed layouts a and b (either a projection) give every row to the
+ * same threads at the same row slot (rr, mi): a loop distributed as one may read a
+ * projection of the other at the row of its own element. */
+bool tl__gpu_layout_rows_equal(const tl__gpu_layout *a, const tl__gpu_layout *b);
 
 /* How many consecutive lanes of a warp share a row of layout L (reductions fold
  * them with shuffles): TC for a grid, the 4 lanes q of a row for the mma layout. */
@@ -158,6 +175,8 @@ typedef struct tl__gpu_slots {
   tl_ir_expr *tr, *tc;   /* the thread's coordinates: tid // TC, tid % TC (mma: gpu_layout) */
   tl_ir_expr *r, *c;     /* the element's row and column */
   tl_ir_expr *slot;      /* its slot */
+  tl_ir_expr *row_slot;  /* rr * mr + mi: the row's slot in a row projection */
+  tl_ir_expr *first_col; /* true in one of the threads sharing a row (tc == 0) */
   tl_ir_expr *row_ok;    /* r < R, or NULL when every row block exists */
   tl_ir_expr *col_ok;    /* rc * TC + tc < CB, or NULL likewise */
 } tl__gpu_slots;
@@ -170,6 +189,10 @@ tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_e
 tl_ir_stmt *tl__gpu_slots_loops(tl_ir_module *mod, const tl__gpu_layout *L, const tl__gpu_slots *s, tl_ir_stmt *inner);
 /* Index k of the element at row r (over shape[0..ndim-1)) and column c. */
 tl_ir_expr *tl__gpu_unravel_row(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_expr *r, uint32_t k);
+/* The indices of the element the slot loops are at (ndim of them, as int32):
+ * the row unravelled and the column, or for a projection its row unravelled over
+ * all of the fragment's dims. */
+void tl__gpu_slot_indices(tl_ir_module *mod, const tl__gpu_layout *L, const tl__gpu_slots *s, tl_ir_expr **idx);
 
 /* The same layout as data (src/layout/frag.h): tl__frag_simt with the chooser's
  * inputs, or tl__frag_replicated; equal element for element (test_layout_frag). */
@@ -191,6 +214,7 @@ typedef struct tl__gpu_frag {
                             * not run on the tensor cores (tl__gpu_gemm_mma_fits; two
                             * that would split the warps differently: unfit) */
   int64_t mma_wm, mma_wn;  /* the warp grid of those that fit */
+  int rows_of;             /* a row projection: the reduction source it projects (group root), else -1 */
   bool pinned;             /* a T.gemm accumulator or a reduction's source: kept distributed
                             * where a loop could replicate it (layout.c, spread_replication) */
   const char *why;         /* why it is replicated (NULL: distributed) */
@@ -206,6 +230,9 @@ typedef struct tl__gpu_loop {
   tl__gpu_loop_mode mode;
   tl__gpu_layout layout;   /* TL__GPU_LOOP_LAYOUT */
   int frag;                /* the fragment whose layout it follows, or -1 */
+  /* It writes shared or global memory: distributed as a row projection, only the
+   * first of the threads sharing a row does (the others hold copies). */
+  bool writes_memory;
   /* Replicated fragments this distributed loop writes at its own element (and
    * does not read): each iteration stores into a shared buffer of the
    * fragment's shape, and after the loop every thread copies all of it into its

@@ -99,8 +99,38 @@ void tl__gpu_layout_choose_mma(tl__gpu_layout *L, int64_t T, const int64_t *shap
 
 int64_t tl__gpu_layout_row_lanes(const tl__gpu_layout *L) { return L->mma ? 4 : L->TC; }
 
+void tl__gpu_layout_project(const tl__gpu_layout *parent, const int64_t *shape, uint32_t ndim, tl__gpu_layout *out) {
+  *out = *parent;
+  out->proj = true;
+  out->ndim = ndim;
+  memset(out->shape, 0, sizeof out->shape);
+  for (uint32_t d = 0; d < ndim; d++) out->shape[d] = shape[d];
+  out->slots = parent->RR * parent->mr;
+}
+
+bool tl__gpu_layout_rows_equal(const tl__gpu_layout *a, const tl__gpu_layout *b) {
+  if (a->replicated || b->replicated || a->mma != b->mma || a->T != b->T || a->R != b->R || a->mr != b->mr ||
+      a->RR != b->RR || a->TR != b->TR)
+    return false;
+  return a->mma ? a->WM == b->WM : a->TC == b->TC;
+}
+
 tl_status tl__gpu_layout_frag(const tl__gpu_layout *L, tl__frag *out) {
   if (L->replicated) return tl__frag_replicated(L->T, L->shape, L->ndim, out);
+  if (L->proj) {
+    /* the parent's map with its last (column) dim dropped: slots rr*mr + mi */
+    tl__gpu_layout P = *L;
+    P.proj = false;
+    P.ndim = L->ndim + 1;
+    if (P.ndim > TL__FRAG_MAX_DIMS) return tl__error(TL_EINVAL, "a row projection of %u dims has too many", L->ndim);
+    P.shape[L->ndim] = L->C;
+    P.slots = L->RR * L->RC * L->mr * L->V;
+    tl__frag F;
+    TL__TRY(tl__gpu_layout_frag(&P, &F));
+    uint32_t keep[TL__FRAG_MAX_DIMS];
+    for (uint32_t d = 0; d < L->ndim; d++) keep[d] = d;
+    return tl__frag_project(&F, keep, L->ndim, out);
+  }
   if (L->mma) {
     if (L->ndim != 2) return tl__error(TL_EINVAL, "the mma accumulator layout is two-dimensional, not %u", L->ndim);
     return tl__frag_mma_c(L->shape[0], L->shape[1], L->WM, L->WN, out);
@@ -155,6 +185,16 @@ tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_e
     cb = tl__add(mod, tl__mul(mod, rc, int32_const(mod, L->TC)), s->tc);
     s->r = tl__add(mod, tl__mul(mod, rb, int32_const(mod, L->mr)), mi);
   }
+  s->row_slot = tl__add(mod, tl__mul(mod, rr, int32_const(mod, L->mr)), mi);
+  s->first_col = tl_ir_binary(mod, TL_BIN_EQ, s->tc, int32_const(mod, 0));
+  if (L->proj) {
+    /* one value per row: no column loops */
+    s->c = int32_const(mod, 0);
+    s->slot = s->row_slot;
+    if (L->RR * L->TR * L->mr > L->R) s->row_ok = tl_ir_binary(mod, TL_BIN_LT, s->r, int32_const(mod, L->R));
+    if (!s->r || !s->slot || !s->first_col || (L->RR * L->TR * L->mr > L->R && !s->row_ok)) return tl__built(mod, NULL);
+    return TL_OK;
+  }
   s->c = tl__add(mod, tl__mul(mod, cb, int32_const(mod, L->V)), v);
   s->slot = tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, tl__add(mod, tl__mul(mod, rr, int32_const(mod, L->RC)), rc),
                                                              int32_const(mod, L->mr)),
@@ -163,7 +203,7 @@ tl_status tl__gpu_slots_make(tl_ir_module *mod, const tl__gpu_layout *L, tl_ir_e
                     v);
   if (L->RR * L->TR * L->mr > L->R) s->row_ok = tl_ir_binary(mod, TL_BIN_LT, s->r, int32_const(mod, L->R));
   if (L->RC * L->TC > L->CB) s->col_ok = tl_ir_binary(mod, TL_BIN_LT, cb, int32_const(mod, L->CB));
-  if (!s->r || !s->c || !s->slot || (L->RR * L->TR * L->mr > L->R && !s->row_ok) ||
+  if (!s->r || !s->c || !s->slot || !s->row_slot || !s->first_col || (L->RR * L->TR * L->mr > L->R && !s->row_ok) ||
       (L->RC * L->TC > L->CB && !s->col_ok))
     return tl__built(mod, NULL);
   return TL_OK;
@@ -178,6 +218,10 @@ tl_ir_stmt *tl__gpu_slots_loops(tl_ir_module *mod, const tl__gpu_layout *L, cons
   /* Unrolled, so that every index into the per-thread buffer is a constant and
    * the buffer lives in registers (a loop over it stays in local memory). */
   tl_ir_for_kind k = L->slots <= TL__GPU_UNROLL_SLOTS ? TL_FOR_UNROLLED : TL_FOR_SERIAL;
+  if (L->proj) {
+    tl_ir_stmt *b = s->row_ok ? tl_ir_if(mod, s->row_ok, inner, NULL) : inner;
+    return single_var_loop(mod, k, s->rr, L->RR, single_var_loop(mod, k, s->mi, L->mr, b));
+  }
   tl_ir_stmt *b = single_var_loop(mod, L->V > 1 ? TL_FOR_VECTORIZED : k, s->v, L->V, inner);
   if (s->row_ok) b = tl_ir_if(mod, s->row_ok, b, NULL);
   b = single_var_loop(mod, k, s->mi, L->mr, b);
@@ -193,6 +237,20 @@ tl_ir_expr *tl__gpu_unravel_row(tl_ir_module *mod, const tl__gpu_layout *L, tl_i
   return k == 0 ? q : tl__floormod(mod, q, int32_const(mod, L->shape[k]));
 }
 
+void tl__gpu_slot_indices(tl_ir_module *mod, const tl__gpu_layout *L, const tl__gpu_slots *s, tl_ir_expr **idx) {
+  if (!L->proj) {
+    for (uint32_t d = 0; d + 1 < L->ndim; d++) idx[d] = tl__gpu_unravel_row(mod, L, s->r, d);
+    idx[L->ndim - 1] = s->c;
+    return;
+  }
+  int64_t stride = 1;
+  for (uint32_t d = L->ndim; d-- > 0;) {
+    tl_ir_expr *q = tl__floordiv(mod, s->r, int32_const(mod, stride));
+    idx[d] = d > 0 ? tl__floormod(mod, q, int32_const(mod, L->shape[d])) : q;
+    stride *= L->shape[d];
+  }
+}
+
 /* -------------------------------------------------------------- inference */
 
 typedef struct write_fact {
@@ -201,21 +259,50 @@ typedef struct write_fact {
   bool identity;
 } write_fact;
 
+/* A read of a fragment at the row of the loop's own element (`scores_max[i]`
+ * inside `T.Parallel(M, N)`): fine when the fragment is the row projection of the
+ * loop's layout, else the fragment is replicated with `why`. */
+typedef struct prefix_fact {
+  int frag;
+  const char *why;
+  tl_ir_span span;
+} prefix_fact;
+
 /* What the scan found about one outermost T.Parallel loop. */
 typedef struct loop_facts {
   const tl_ir_stmt *loop;
   tl__vec ident;  /* int: fragments accessed at the loop's own element */
   tl__vec writes; /* write_fact: stores to fragments, local buffers and local.vars */
   tl__vec reads;  /* int: fragments it reads */
+  tl__vec prefix; /* prefix_fact */
   bool writes_memory;
   const tl_ir_buffer *memory_buf; /* one shared/global buffer it writes, for messages */
   int64_t elem_bytes;             /* widest element of the buffers it accesses */
 } loop_facts;
 
+/* A T.gemm: its accumulator's layout depends on whether it runs on the tensor
+ * cores, which for a register operand A (RS) depends on A's layout. */
+typedef struct gemm_fact {
+  const tl_ir_expr *call;
+  int a, c;          /* fragment indices of A (-1: shared) and C (-1: not a fragment) */
+  bool fits;         /* tl__gpu_gemm_mma_fits */
+  int64_t wm, wn;    /* its warp grid when it fits */
+} gemm_fact;
+
+/* T.reduce_* along the last dim of a whole fragment into a whole fragment of its
+ * leading dims: the destination may be the source's row projection. */
+typedef struct reduce_fact {
+  int dst, src;
+  const char *why;   /* the reason when dst must be replicated after all */
+  tl_ir_span span;
+} reduce_fact;
+
 typedef struct scan {
   const tl__gpu_params *p;
   tl__gpu_kernel_info *info;
   tl__vec facts;  /* loop_facts */
+  tl__vec gemms;  /* gemm_fact */
+  tl__vec reduces; /* reduce_fact */
   int cur;        /* index into facts of the enclosing outermost T.Parallel, or -1 */
   tl_status st;
 } scan;
@@ -264,6 +351,21 @@ static const char *index_text(tl_ir_expr *const *idx, uint32_t n, char *buf, siz
   snprintf(buf, cap, "%s", s ? s : "[...]");
   tl__free(s);
   return buf;
+}
+
+/* True if idx are the loop's leading variables, one per dim of a buffer with one
+ * dim fewer than the loop, whose constant shape equals those extents (starts 0):
+ * the row of the loop's own element. */
+static bool is_row_of(const tl_ir_stmt *loop, const tl_ir_buffer *b, tl_ir_expr *const *idx, uint32_t n) {
+  if (!loop || n == 0 || n != b->ndim || n + 1 != loop->u.loop.n) return false;
+  for (uint32_t d = 0; d < n; d++) {
+    int64_t ext, dim;
+    if (!idx[d] || idx[d]->kind != TL_EXPR_VAR || idx[d]->u.var != loop->u.loop.vars[d]) return false;
+    if (!tl__is_int(loop->u.loop.mins[d], 0) || !tl__is_const_int(loop->u.loop.extents[d], &ext) ||
+        !tl__is_const_int(b->shape[d], &dim) || ext != dim)
+      return false;
+  }
+  return true;
 }
 
 /* True if idx are exactly the loop's variables, in order, over a buffer whose
@@ -320,7 +422,11 @@ static void note_access(scan *c, const tl_ir_buffer *b, tl_ir_expr *const *idx, 
     if (lf && !ident) {
       snprintf(why, sizeof why, "%s at %s inside T.Parallel, not at the loop's own element", write ? "written" : "read",
                index_text(idx, n, text, sizeof text));
-      set_reason(c, fi, reason_dup(c, why), span);
+      if (!write && is_row_of(lf->loop, b, idx, n)) {
+        if (c->st == TL_OK) c->st = tl__vec_push(&lf->prefix, &(prefix_fact){fi, reason_dup(c, why), span});
+      } else {
+        set_reason(c, fi, reason_dup(c, why), span);
+      }
     }
     if (!lf && !write) set_reason(c, fi, "read outside any T.Parallel loop", span);
     if (lf && write && c->st == TL_OK) c->st = tl__vec_push(&lf->writes, &(write_fact){b, store, ident});
@@ -392,31 +498,58 @@ static void layout_atomic_add_elem(scan *c, const tl_ir_stmt *s, const tl_ir_exp
 
 static void layout_gemm(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
   if (!outside_parallel(c, s, call, lf)) return;
-  require_replicated(c, call, 0, "operand A of");
+  gemm_fact g = {call, -1, -1, false, 0, 0};
+  g.fits = tl__gpu_gemm_mma_fits(call, c->info->T, c->p, NULL, 0, &g.wm, &g.wn);
+  const tl_ir_buffer *ab = region_buf(call, 0);
+  if (g.fits && ab && ab->scope == TL_SCOPE_LOCAL_FRAGMENT) {
+    /* A in registers on the tensor cores (RS): kept distributed, its layout
+     * checked against the instruction's operand map once layouts are chosen */
+    g.a = frag_index(c, ab);
+    if (g.a >= 0) frag_at(c, g.a)->pinned = true;
+  } else {
+    require_replicated(c, call, 0, "operand A of");
+  }
   require_replicated(c, call, 1, "operand B of");
   const tl_ir_buffer *cb = region_buf(call, 2);
-  int fi = cb && cb->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, cb) : -1;
-  if (fi < 0) return;
-  tl__gpu_frag *f = frag_at(c, fi);
-  f->gemm_c = f->pinned = true;
-  int64_t wm = 0, wn = 0;
-  if (!tl__gpu_gemm_mma_fits(call, c->info->T, c->p, NULL, 0, &wm, &wn)) {
-    f->mma_unfit = true;
-  } else if (f->mma_fit && (f->mma_wm != wm || f->mma_wn != wn)) {
-    f->mma_unfit = true; /* one accumulator, two warp grids: SIMT for both */
-  } else {
-    f->mma_fit = true;
-    f->mma_wm = wm;
-    f->mma_wn = wn;
+  g.c = cb && cb->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, cb) : -1;
+  if (g.c >= 0) frag_at(c, g.c)->gemm_c = frag_at(c, g.c)->pinned = true;
+  if (c->st == TL_OK) c->st = tl__vec_push(&c->gemms, &g);
+}
+
+/* Whether reduce `call` along `dim` can leave its result as the row projection
+ * of its source's layout (the fast path of reduce.c): a whole fragment of two or
+ * more dims reduced along its last into a whole fragment of its leading dims. */
+static bool reduce_to_rows(const tl_ir_expr *call, int64_t dim) {
+  const tl_ir_expr *src = call->u.call.args[0], *dst = call->u.call.args[1];
+  if (src->kind != TL_EXPR_REGION || dst->kind != TL_EXPR_REGION) return false;
+  const tl_ir_buffer *sb = src->u.region.buffer, *db = dst->u.region.buffer;
+  if (!sb || !db || sb->scope != TL_SCOPE_LOCAL_FRAGMENT || db->scope != TL_SCOPE_LOCAL_FRAGMENT) return false;
+  if (sb->ndim < 2 || db->ndim + 1 != sb->ndim || dim != (int64_t)sb->ndim - 1) return false;
+  if (!tl__gpu_region_is_whole(src) || !tl__gpu_region_is_whole(dst)) return false;
+  for (uint32_t d = 0; d < db->ndim; d++) {
+    int64_t a, b;
+    if (!tl__is_const_int(sb->shape[d], &a) || !tl__is_const_int(db->shape[d], &b) || a != b) return false;
   }
+  return true;
 }
 
 static void layout_reduce(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
   if (!outside_parallel(c, s, call, lf)) return;
-  require_replicated(c, call, 1, "the destination of");
   const tl_ir_buffer *src = region_buf(call, 0);
   int fi = src && src->scope == TL_SCOPE_LOCAL_FRAGMENT ? frag_index(c, src) : -1;
   if (fi >= 0) frag_at(c, fi)->pinned = true;
+  int64_t dim = -1;
+  int di = -1;
+  if (fi >= 0 && tl__is_const_int(call->u.call.args[2], &dim) && reduce_to_rows(call, dim))
+    di = frag_index(c, region_buf(call, 1));
+  if (di < 0) {
+    require_replicated(c, call, 1, "the destination of");
+    return;
+  }
+  char buf[128];
+  snprintf(buf, sizeof buf, "the destination of %s", tl_ir_op_name(call->u.call.op));
+  reduce_fact r = {di, fi, reason_dup(c, buf), call->span};
+  if (c->st == TL_OK) c->st = tl__vec_push(&c->reduces, &r);
 }
 
 static void layout_cumsum(scan *c, const tl_ir_stmt *s, const tl_ir_expr *call, loop_facts *lf) {
@@ -480,7 +613,8 @@ static void scan_stmt(scan *c, const tl_ir_stmt *s) {
       return;
     }
     if (s->u.loop.kind == TL_FOR_PARALLEL && c->cur < 0) {
-      loop_facts lf = {s, TL__VEC_INIT(int), TL__VEC_INIT(write_fact), TL__VEC_INIT(int), false, NULL, 0};
+      loop_facts lf = {s, TL__VEC_INIT(int), TL__VEC_INIT(write_fact), TL__VEC_INIT(int), TL__VEC_INIT(prefix_fact),
+                       false, NULL, 0};
       c->st = tl__vec_push(&c->facts, &lf);
       if (c->st != TL_OK) return;
       c->cur = (int)c->facts.len - 1;
@@ -526,6 +660,7 @@ static void scan_stmt(scan *c, const tl_ir_stmt *s) {
     memset(&f, 0, sizeof f);
     f.buf = b;
     f.group = (int)c->info->frags.len;
+    f.rows_of = -1;
     layout_replicated(&f.layout, c->info->T, shape, b->ndim);
     c->st = tl__vec_push(&c->info->frags, &f);
     return;
@@ -661,9 +796,158 @@ static bool gatherable(scan *c, const loop_facts *lf, tl__gpu_loop *rec, const w
   return true;
 }
 
-static tl_status resolve(scan *c) {
+/* The state every resolution attempt starts from: each fragment its own group,
+ * replicated layout of its shape, the accumulators' tensor-core fit recomputed
+ * from the gemms (an RS gemm whose A became replicated runs as SIMT code). */
+static void reset(scan *c) {
+  tl__gpu_kernel_info *info = c->info;
+  for (size_t i = 0; i < info->frags.len; i++) {
+    tl__gpu_frag *f = frag_at(c, (int)i);
+    int64_t shape[TL__GPU_MAX_RANK];
+    uint32_t nd = f->layout.ndim;
+    for (uint32_t d = 0; d < nd; d++) shape[d] = f->layout.shape[d];
+    layout_replicated(&f->layout, info->T, shape, nd);
+    f->group = (int)i;
+    f->mma_fit = f->mma_unfit = false;
+    f->mma_wm = f->mma_wn = 0;
+    f->rows_of = -1;
+  }
+  for (size_t k = 0; k < c->gemms.len; k++) {
+    const gemm_fact *g = &TL__VEC_AT(&c->gemms, gemm_fact, k);
+    if (g->c < 0) continue;
+    tl__gpu_frag *f = frag_at(c, g->c);
+    bool fit = g->fits && (g->a < 0 || !frag_at(c, g->a)->why);
+    if (!fit) {
+      f->mma_unfit = true;
+    } else if (f->mma_fit && (f->mma_wm != g->wm || f->mma_wn != g->wn)) {
+      f->mma_unfit = true; /* one accumulator, two warp grids: SIMT for both */
+    } else {
+      f->mma_fit = true;
+      f->mma_wm = g->wm;
+      f->mma_wn = g->wn;
+    }
+  }
+  info->loops.len = 0;
+}
+
+/* The layout of the group rooted at fragment i from its members' uses. */
+static void choose_group(scan *c, int i) {
+  tl__gpu_kernel_info *info = c->info;
+  tl__gpu_frag *f = frag_at(c, i);
+  bool gemm = false, mma = false, unfit = false;
+  int64_t eb = 1, wm = 0, wn = 0;
+  for (size_t j = 0; j < info->frags.len; j++) {
+    tl__gpu_frag *g = frag_at(c, (int)j);
+    if (g->why || find_root(info, (int)j) != i) continue;
+    gemm |= g->gemm_c;
+    unfit |= g->mma_unfit || (g->mma_fit && mma && (g->mma_wm != wm || g->mma_wn != wn));
+    if (g->mma_fit && !mma) {
+      wm = g->mma_wm;
+      wn = g->mma_wn;
+    }
+    mma |= g->mma_fit;
+    /* the mma layout is made for the accumulator's shape: the whole group must have it */
+    bool same = g->buf->ndim == f->buf->ndim;
+    for (uint32_t d = 0; same && d < f->buf->ndim; d++) same = g->layout.shape[d] == f->layout.shape[d];
+    unfit |= !same;
+    if ((int64_t)tl_dtype_bytes(g->buf->dtype) > eb) eb = (int64_t)tl_dtype_bytes(g->buf->dtype);
+  }
+  int64_t shape[TL__GPU_MAX_RANK];
+  for (uint32_t d = 0; d < f->layout.ndim; d++) shape[d] = f->layout.shape[d];
+  /* The tensor cores' accumulator layout when every gemm into the group fits
+   * them; SIMT micro-tiles otherwise (those gemms then all run as SIMT code). */
+  if (mma && !unfit) tl__gpu_layout_choose_mma(&f->layout, info->T, shape, f->layout.ndim, eb, c->p->vector_bytes, wm, wn);
+  else tl__gpu_layout_choose(&f->layout, info->T, shape, f->layout.ndim, eb, c->p->vector_bytes, gemm);
+}
+
+/* The first reduction into the group rooted at i whose destination is still
+ * distributed, or NULL: the group is then its source's row projection. */
+static const reduce_fact *group_reduce(scan *c, int i) {
+  for (size_t k = 0; k < c->reduces.len; k++) {
+    const reduce_fact *r = &TL__VEC_AT(&c->reduces, reduce_fact, k);
+    if (!frag_at(c, r->dst)->why && find_root(c->info, r->dst) == i) return r;
+  }
+  return NULL;
+}
+
+/* Gives the group rooted at i the row projection of its reductions' sources;
+ * false (a destination made replicated, to try again) when one is replicated
+ * or two disagree. */
+static bool project_group(scan *c, int i) {
+  tl__gpu_frag *f = frag_at(c, i);
+  bool have = false;
+  tl__gpu_layout proj;
+  for (size_t k = 0; k < c->reduces.len; k++) {
+    const reduce_fact *r = &TL__VEC_AT(&c->reduces, reduce_fact, k);
+    if (frag_at(c, r->dst)->why || find_root(c->info, r->dst) != i) continue;
+    const tl__gpu_frag *src = frag_at(c, r->src);
+    const tl__gpu_layout *P = &frag_at(c, find_root(c->info, r->src))->layout;
+    tl__gpu_layout mine;
+    bool ok = !src->why && !P->replicated && !P->proj;
+    if (ok) tl__gpu_layout_project(P, f->layout.shape, f->layout.ndim, &mine);
+    ok = ok && (!have || tl__gpu_layout_rows_equal(&proj, &mine));
+    if (!ok) {
+      set_reason(c, r->dst, r->why, r->span);
+      return false;
+    }
+    if (!have) {
+      proj = mine;
+      f->rows_of = r->src;
+    }
+    have = true;
+  }
+  if (have) f->layout = proj;
+  return true;
+}
+
+/* Whether RS gemm g's A has the tensor cores' A operand layout: the accumulator
+ * layout of its own M x K on the gemm's warp rows and one warp column, so that
+ * the 16 x 16 A tile of k step kk is slots [(rr*RC + 2kk)*4, +8) (gemm_mma.c). */
+static bool rs_operand_fits(scan *c, const gemm_fact *g) {
+  const tl__gpu_layout *A = &frag_at(c, find_root(c->info, g->a))->layout;
+  const tl__gpu_layout *C = &frag_at(c, find_root(c->info, g->c))->layout;
+  return C->mma && !C->proj && A->mma && !A->proj && A->WN == 1 && A->WM == C->WM && A->RR == C->RR && A->RC % 2 == 0;
+}
+
+/* Checks the choices that depend on other fragments' layouts; false (one more
+ * fragment made replicated, with its reason) to try again. */
+static bool validate(scan *c) {
+  tl__gpu_kernel_info *info = c->info;
+  for (size_t k = 0; k < c->gemms.len; k++) {
+    const gemm_fact *g = &TL__VEC_AT(&c->gemms, gemm_fact, k);
+    if (g->a < 0 || frag_at(c, g->a)->why || !g->fits) continue;
+    if (!rs_operand_fits(c, g)) {
+      set_reason(c, g->a, "operand A of T.gemm, in registers without the tensor cores' operand layout (the accumulator "
+                          "layout of the gemm's warp rows on one warp column)",
+                 g->call->span);
+      return false;
+    }
+  }
+  for (size_t li = 0; li < c->facts.len; li++) {
+    loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
+    const tl__gpu_loop *rec = &TL__VEC_AT(&info->loops, tl__gpu_loop, li);
+    for (size_t k = 0; k < lf->prefix.len; k++) {
+      const prefix_fact *pf = &TL__VEC_AT(&lf->prefix, prefix_fact, k);
+      tl__gpu_frag *f = frag_at(c, pf->frag);
+      if (f->why) continue;
+      bool ok = rec->mode == TL__GPU_LOOP_LAYOUT && rec->frag >= 0 && !rec->layout.proj && f->layout.proj &&
+                tl__gpu_layout_rows_equal(&rec->layout, &f->layout);
+      if (!ok) {
+        set_reason(c, pf->frag, pf->why, pf->span);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* One attempt; *again when a fragment was made replicated and layouts must be
+ * chosen anew. */
+static tl_status resolve_once(scan *c, bool *again) {
   tl__gpu_kernel_info *info = c->info;
   const tl__gpu_params *p = c->p;
+  *again = false;
+  reset(c);
   spread_replication(c);
   TL__TRY(c->st);
   /* Groups of distributed fragments touched at one loop's own element. */
@@ -677,35 +961,14 @@ static tl_status resolve(scan *c) {
       else unite(info, first, fi);
     }
   }
-  /* Layouts per group. */
-  for (size_t i = 0; i < info->frags.len; i++) {
-    tl__gpu_frag *f = frag_at(c, (int)i);
-    if (f->why || find_root(info, (int)i) != (int)i) continue;
-    bool gemm = false, mma = false, unfit = false;
-    int64_t eb = 1, wm = 0, wn = 0;
-    for (size_t j = 0; j < info->frags.len; j++) {
-      tl__gpu_frag *g = frag_at(c, (int)j);
-      if (g->why || find_root(info, (int)j) != (int)i) continue;
-      gemm |= g->gemm_c;
-      unfit |= g->mma_unfit || (g->mma_fit && mma && (g->mma_wm != wm || g->mma_wn != wn));
-      if (g->mma_fit && !mma) {
-        wm = g->mma_wm;
-        wn = g->mma_wn;
-      }
-      mma |= g->mma_fit;
-      /* the mma layout is made for the accumulator's shape: the whole group must have it */
-      bool same = g->buf->ndim == f->buf->ndim;
-      for (uint32_t d = 0; same && d < f->buf->ndim; d++) same = g->layout.shape[d] == f->layout.shape[d];
-      unfit |= !same;
-      if ((int64_t)tl_dtype_bytes(g->buf->dtype) > eb) eb = (int64_t)tl_dtype_bytes(g->buf->dtype);
+  /* Layouts per group: the row projections after the layouts they project. */
+  for (size_t i = 0; i < info->frags.len; i++)
+    if (!frag_at(c, (int)i)->why && find_root(info, (int)i) == (int)i && !group_reduce(c, (int)i)) choose_group(c, (int)i);
+  for (size_t i = 0; i < info->frags.len; i++)
+    if (!frag_at(c, (int)i)->why && find_root(info, (int)i) == (int)i && group_reduce(c, (int)i) && !project_group(c, (int)i)) {
+      *again = true;
+      return TL_OK;
     }
-    int64_t shape[TL__GPU_MAX_RANK];
-    for (uint32_t d = 0; d < f->layout.ndim; d++) shape[d] = f->layout.shape[d];
-    /* The tensor cores' accumulator layout when every gemm into the group fits
-     * them; SIMT micro-tiles otherwise (those gemms then all run as SIMT code). */
-    if (mma && !unfit) tl__gpu_layout_choose_mma(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, wm, wn);
-    else tl__gpu_layout_choose(&f->layout, info->T, shape, f->layout.ndim, eb, p->vector_bytes, gemm);
-  }
   for (size_t i = 0; i < info->frags.len; i++) {
     tl__gpu_frag *f = frag_at(c, (int)i);
     int r = find_root(info, (int)i);
@@ -715,7 +978,8 @@ static tl_status resolve(scan *c) {
   /* Loops. */
   for (size_t li = 0; li < c->facts.len; li++) {
     loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
-    tl__gpu_loop rec = {lf->loop, TL__GPU_LOOP_REPLICATED, {0}, -1, {0}, 0};
+    tl__gpu_loop rec = {lf->loop, TL__GPU_LOOP_REPLICATED, {0}, -1, false, {0}, 0};
+    rec.writes_memory = lf->writes_memory;
     for (size_t k = 0; k < lf->ident.len && rec.frag < 0; k++) {
       int fi = TL__VEC_AT(&lf->ident, int, k);
       if (!frag_at(c, fi)->why) rec.frag = fi;
@@ -747,11 +1011,32 @@ static tl_status resolve(scan *c) {
         const write_fact *w = &TL__VEC_AT(&lf->writes, write_fact, k);
         bool ok = w->buf->scope == TL_SCOPE_LOCAL_FRAGMENT && w->identity && !tl__gpu_find_frag(info, w->buf)->why;
         if (!ok && gatherable(c, lf, &rec, w)) continue;
+        if (!ok && rec.layout.proj && rec.frag >= 0) {
+          /* A loop over row statistics that writes a local buffer or variable runs
+           * in every thread as before projections existed: its fragments replicated. */
+          char why[300];
+          snprintf(why, sizeof why, "used at its own element in a T.Parallel loop that writes %s '%s'",
+                   w->buf->scope == TL_SCOPE_LOCAL_FRAGMENT ? "replicated fragment" : "per-thread buffer", w->buf->name);
+          set_reason(c, rec.frag, reason_dup(c, why), w->store ? w->store->span : lf->loop->span);
+          *again = true;
+          return c->st;
+        }
         if (!ok) return write_error(info, lf, w, dist_by);
       }
     TL__TRY(tl__vec_push(&info->loops, &rec));
   }
-  return TL_OK;
+  *again = !validate(c);
+  return c->st;
+}
+
+static tl_status resolve(scan *c) {
+  /* Each retry replicates one more fragment, so this ends. */
+  for (size_t attempt = 0; attempt <= c->info->frags.len + 1; attempt++) {
+    bool again = false;
+    TL__TRY(resolve_once(c, &again));
+    if (!again) return TL_OK;
+  }
+  return tl__error(TL_EINTERNAL, "GPU layout inference did not settle");
 }
 
 static tl_status thread_count(const tl_ir_stmt *k, const tl__gpu_params *p, int64_t *T) {
@@ -778,7 +1063,7 @@ tl_status tl__gpu_infer_layouts(const tl_ir_stmt *k, const tl__gpu_params *p, tl
   tl__vec_init(&out->texts, sizeof(char *));
   TL__TRY(tl__gpu_check_ranks(k));
   TL__TRY(thread_count(k, p, &out->T));
-  scan c = {p, out, TL__VEC_INIT(loop_facts), -1, TL_OK};
+  scan c = {p, out, TL__VEC_INIT(loop_facts), TL__VEC_INIT(gemm_fact), TL__VEC_INIT(reduce_fact), -1, TL_OK};
   scan_stmt(&c, k->u.kernel.body);
   tl_status st = c.st;
   if (st == TL_OK) st = resolve(&c);
@@ -786,8 +1071,11 @@ tl_status tl__gpu_infer_layouts(const tl_ir_stmt *k, const tl__gpu_params *p, tl
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).ident);
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).writes);
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).reads);
+    tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).prefix);
   }
   tl__vec_free(&c.facts);
+  tl__vec_free(&c.gemms);
+  tl__vec_free(&c.reduces);
   return st;
 }
 
@@ -827,6 +1115,11 @@ char *tl__gpu_layouts_text(const tl__gpu_kernel_info *info) {
     const tl__gpu_frag *f = &TL__VEC_AT(&info->frags, tl__gpu_frag, i);
     if (f->why)
       tl__sb_appendf(&sb, "fragment %s: replicated, %s (line %u)\n", f->buf->name, f->why, f->why_span.line);
+    else if (f->layout.proj && TL__VEC_AT(&info->frags, tl__gpu_frag, f->group).rows_of >= 0)
+      tl__sb_appendf(&sb, "fragment %s: distributed, the rows of '%s', with '%s'\n", f->buf->name,
+                     TL__VEC_AT(&info->frags, tl__gpu_frag,
+                                TL__VEC_AT(&info->frags, tl__gpu_frag, f->group).rows_of).buf->name,
+                     TL__VEC_AT(&info->frags, tl__gpu_frag, f->group).buf->name);
     else
       tl__sb_appendf(&sb, "fragment %s: distributed%s, with '%s'\n", f->buf->name, f->gemm_c ? " (gemm accumulator)" : "",
                      TL__VEC_AT(&info->frags, tl__gpu_frag, f->group).buf->name);

@@ -38,6 +38,7 @@ typedef struct simt {
   const tl_ir_stmt *loop;    /* the original outermost T.Parallel being lowered, or NULL */
   const tl__gpu_loop *rec;   /* its record */
   tl_ir_expr *slot;          /* its slot expression (distributed by a layout) */
+  tl_ir_expr *row_slot;      /* the slot of its element's row in a row projection */
   tl_ir_buffer *gather[TL__GPU_MAX_GATHERS]; /* shared buffers for rec->gathers */
   int depth;                 /* > 0 inside a kernel */
   bool per_thread;           /* the kernel binds thread indices itself: per-thread code (ir/parse/elab_simt.c) */
@@ -140,6 +141,16 @@ static tl_ir_expr *swap_value(tl_ir_mutator *outer, tl__gpu_ctx *c, tl_ir_expr *
 
 /* -------------------------------------------------- inside T.Parallel loops */
 
+/* True if idx are the leading variables of the loop being lowered, one fewer
+ * than it has (the row of its own element). */
+static bool own_row(const simt *sc, tl_ir_expr *const *idx, uint32_t n) {
+  const tl_ir_stmt *l = sc->loop;
+  if (!l || n + 1 != l->u.loop.n) return false;
+  for (uint32_t d = 0; d < n; d++)
+    if (!idx[d] || idx[d]->kind != TL_EXPR_VAR || idx[d]->u.var != l->u.loop.vars[d]) return false;
+  return true;
+}
+
 /* True if idx are the variables of the loop being lowered (its own element). */
 static bool own_element(const simt *sc, tl_ir_expr *const *idx, uint32_t n) {
   const tl_ir_stmt *l = sc->loop;
@@ -159,6 +170,9 @@ static tl_ir_expr *body_expr(tl_ir_mutator *mu, tl_ir_expr *e) {
     tl_ir_expr *r = NULL;
     if (f->layout.replicated) r = tl_ir_load(mu->mod, f->local, e->u.load.n, e->u.load.indices);
     else if (sc->slot && own_element(sc, e->u.load.indices, e->u.load.n)) r = tl_ir_load(mu->mod, f->local, 1, &sc->slot);
+    else if (sc->row_slot && f->layout.proj && sc->rec && !sc->rec->layout.proj &&
+             tl__gpu_layout_rows_equal(&f->layout, &sc->rec->layout) && own_row(sc, e->u.load.indices, e->u.load.n))
+      r = tl_ir_load(mu->mod, f->local, 1, &sc->row_slot); /* a row statistic beside its row's elements */
     else tl_ir_mutator_fail(mu, tl__pass_error(TL_EINTERNAL, e->span, "fragment '%s' read off its layout", f->buf->name));
     tl_ir_builder_set_loc(mu->mod, old);
     return r;
@@ -213,11 +227,12 @@ static tl_ir_stmt *body_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
 /* The loop's body with fragment accesses rewritten (slot: the own element's slot,
  * NULL when the loop is not distributed by a fragment layout). */
 static tl_ir_stmt *rewrite_body(simt *sc, const tl_ir_stmt *loop, const tl__gpu_loop *rec, tl_ir_expr *slot,
-                                tl_status *st) {
+                                tl_ir_expr *row_slot, tl_status *st) {
   simt inner = *sc;
   inner.loop = loop;
   inner.rec = rec;
   inner.slot = slot;
+  inner.row_slot = row_slot;
   tl_ir_mutator mu = {sc->g.mod, body_expr, body_stmt, &inner, TL_OK};
   tl_ir_stmt *r = tl_ir_mutate_stmt(&mu, loop->u.loop.body);
   if (!r) *st = mu.status != TL_OK ? mu.status : TL_EINTERNAL;
@@ -266,7 +281,7 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
   tl_status st = TL_OK;
   uint32_t n = s->u.loop.n;
   if (rec->mode == TL__GPU_LOOP_REPLICATED) {
-    tl_ir_stmt *body = rewrite_body(sc, s, rec, NULL, &st);
+    tl_ir_stmt *body = rewrite_body(sc, s, rec, NULL, NULL, &st);
     TL__TRY(st);
     *out = tl_ir_for(mod, TL_FOR_SERIAL, n, s->u.loop.vars, s->u.loop.mins, s->u.loop.extents, body);
     return tl__built(mod, *out);
@@ -287,7 +302,7 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
       vals[d] = tl__cast_int(mod, s->u.loop.vars[d]->dtype, q);
       stride = tl__mul(mod, stride, tl__cast_int(mod, TL_DT_INT32, s->u.loop.extents[d]));
     }
-    tl_ir_stmt *body = rewrite_body(sc, s, rec, NULL, &st);
+    tl_ir_stmt *body = rewrite_body(sc, s, rec, NULL, NULL, &st);
     TL__TRY(st);
     body = bind_vars(mod, s, body, vals);
     tl_ir_stmt *guarded = tl_ir_if(mod, tl_ir_binary(mod, TL_BIN_LT, e, P), body, NULL);
@@ -299,8 +314,7 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
   tl__gpu_slots sl;
   TL__TRY(tl__gpu_slots_make(mod, L, sc->g.tid, &sl));
   tl_ir_expr *vals[TL__GPU_MAX_RANK];
-  for (uint32_t d = 0; d + 1 < n; d++) vals[d] = tl__gpu_unravel_row(mod, L, sl.r, d);
-  vals[n - 1] = sl.c;
+  tl__gpu_slot_indices(mod, L, &sl, vals);
   for (uint32_t d = 0; d < n; d++) vals[d] = tl__cast_int(mod, s->u.loop.vars[d]->dtype, vals[d]);
   simt gsc = *sc;
   for (uint32_t k = 0; k < rec->ngathers; k++) {
@@ -310,9 +324,12 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
     gsc.gather[k] = tl_ir_buffer_new(mod, name, f->buf->dtype, f->buf->ndim, f->buf->shape, NULL, TL_SCOPE_SHARED);
     TL__TRY(tl__built(mod, gsc.gather[k]));
   }
-  tl_ir_stmt *body = rewrite_body(&gsc, s, rec, rec->frag >= 0 ? sl.slot : NULL, &st);
+  tl_ir_stmt *body = rewrite_body(&gsc, s, rec, rec->frag >= 0 ? sl.slot : NULL, rec->frag >= 0 ? sl.row_slot : NULL, &st);
   TL__TRY(st);
   body = bind_vars(mod, s, body, vals);
+  /* Over row statistics, the threads sharing a row all run its iteration: one
+   * of them writes memory (the others' fragment copies are updated in place). */
+  if (L->proj && rec->writes_memory) body = tl_ir_if(mod, sl.first_col, body, NULL);
   *out = tl__gpu_slots_loops(mod, L, &sl, body);
   TL__TRY(tl__built(mod, *out));
   if (rec->ngathers) TL__TRY(gather_back(&gsc, rec, out));
@@ -321,10 +338,26 @@ static tl_status lower_parallel(simt *sc, const tl_ir_stmt *s, const tl__gpu_loo
 
 /* ------------------------------------------------- block-level statements */
 
+/* A store outside T.Parallel into a row projection: every thread holding the row
+ * (a thread holds row r when its slot loops reach it) updates its copy. */
+static tl_ir_stmt *owner_store_rows(simt *sc, const tl__gpu_frag *f, tl_ir_expr *const *idx, tl_ir_expr *value) {
+  tl_ir_module *mod = sc->g.mod;
+  const tl__gpu_layout *L = &f->layout;
+  tl_ir_expr *r = tl_ir_i32(mod, 0);
+  for (uint32_t d = 0; d < L->ndim; d++)
+    r = tl__add(mod, tl__mul(mod, r, tl_ir_i32(mod, L->shape[d])), tl__cast_int(mod, TL_DT_INT32, idx[d]));
+  tl__gpu_slots sl;
+  if (tl__gpu_slots_make(mod, L, sc->g.tid, &sl) != TL_OK) return NULL;
+  tl_ir_stmt *st = tl_ir_store(mod, f->local, 1, &sl.slot, value);
+  st = tl_ir_if(mod, tl_ir_binary(mod, TL_BIN_EQ, sl.r, r), st, NULL);
+  return tl__gpu_slots_loops(mod, L, &sl, st);
+}
+
 /* A store outside T.Parallel into a distributed fragment: by the element's owner. */
 static tl_ir_stmt *owner_store(simt *sc, const tl__gpu_frag *f, tl_ir_expr *const *idx, tl_ir_expr *value) {
   tl_ir_module *mod = sc->g.mod;
   const tl__gpu_layout *L = &f->layout;
+  if (L->proj) return owner_store_rows(sc, f, idx, value);
   if (L->mma) {
     /* the owner as the layout's data says (tl__frag_mma_c) */
     tl__frag F;

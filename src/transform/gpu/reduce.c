@@ -35,6 +35,7 @@
 /* T.warp_shfl_xor(x, mask, width); narrow integers travel as int32 (what warp
  * exchanges carry everywhere). */
 static tl_ir_expr *shfl(tl_ir_module *mod, tl_ir_expr *x, int64_t mask, int64_t width) {
+  if (!x) return NULL; /* out of memory building it: the caller's tl__built reports it */
   tl_dtype t = x->dtype;
   bool widen = tl_dtype_is_int(t) && t.bits < 32;
   tl_ir_expr *v = widen ? tl_ir_cast(mod, TL_DT_INT32, x) : x;
@@ -144,7 +145,54 @@ static tl_status emit_rows(tl__gpu_ctx *c, const tl_ir_expr *call, const tl__gpu
     EMIT(serial_loop(mod, q, cQ, tl_ir_seq(mod, n, steps)));
   }
   /* 3. results */
-  if (L->TR == 1 && NW == 1) {
+  const tl__gpu_frag *pd = dst->u.region.buffer->scope == TL_SCOPE_LOCAL_FRAGMENT
+                               ? tl__gpu_find_frag(c->info, dst->u.region.buffer) : NULL;
+  if (pd && pd->layout.proj) {
+    /* The destination is the source's row projection (layout.c): each thread
+     * keeps its rows' results in their row slots. */
+    if (!tl__gpu_layout_rows_equal(&pd->layout, L))
+      return tl__pass_error(TL_EINTERNAL, call->span, "%s: the destination is not the rows of the source's layout",
+                            tl_ir_op_name(op));
+    tl_ir_buffer *red = NULL;
+    if (NW > 1) {
+      tl_ir_expr *nbuf = tl_ir_i32(mod, L->R * NW);
+      red = tl_ir_buffer_new(mod, "red_buf", dt, 1, &nbuf, NULL, TL_SCOPE_SHARED);
+      TL__TRY(tl__built(mod, red));
+      EMIT(tl_ir_alloc(mod, red));
+    }
+    tl__gpu_slots wr;
+    TL__TRY(tl__gpu_slots_make(mod, &pd->layout, c->tid, &wr));
+    tl_ir_expr *v = tl_ir_load(mod, part, 1, &wr.row_slot);
+    if (red) {
+      /* segments of W lanes meet in shared memory: the first lane of each stores */
+      tl_ir_expr *at = tl__add(mod, tl__mul(mod, wr.r, tl_ir_i32(mod, NW)), tl__floordiv(mod, wr.tc, tl_ir_i32(mod, W)));
+      tl_ir_stmt *w = tl_ir_store(mod, red, 1, &at, v);
+      w = tl_ir_if(mod, tl_ir_binary(mod, TL_BIN_EQ, tl__floormod(mod, wr.tc, tl_ir_i32(mod, W)), tl_ir_i32(mod, 0)), w, NULL);
+      EMIT(tl__gpu_slots_loops(mod, &pd->layout, &wr, w));
+      EMIT(tl_ir_barrier(mod));
+      tl__gpu_slots rd;
+      TL__TRY(tl__gpu_slots_make(mod, &pd->layout, c->tid, &rd));
+      tl_ir_var *wv = tl_ir_var_new(mod, "w", TL_DT_INT32);
+      tl_ir_buffer *acc = tl_ir_buffer_new(mod, "acc", dt, 0, NULL, NULL, TL_SCOPE_LOCAL_VAR);
+      TL__TRY(tl__built(mod, wv));
+      TL__TRY(tl__built(mod, acc));
+      tl_ir_expr *ri = tl__add(mod, tl__mul(mod, rd.r, tl_ir_i32(mod, NW)), tl_ir_var_ref(mod, wv));
+      tl_ir_expr *old = tl_ir_load(mod, pd->local, 1, &rd.slot);
+      tl_ir_expr *res = tl_ir_load(mod, acc, 0, NULL);
+      tl_ir_stmt *body[4] = {
+          tl_ir_alloc(mod, acc), tl_ir_store(mod, acc, 0, NULL, tl__fold_identity(mod, op, dt)),
+          serial_loop(mod, wv, tl_ir_i32(mod, NW),
+                      tl_ir_store(mod, acc, 0, NULL,
+                                  tl__fold_combine(mod, op, tl_ir_load(mod, acc, 0, NULL), tl_ir_load(mod, red, 1, &ri)))),
+          tl_ir_store(mod, pd->local, 1, &rd.slot, clear ? res : tl__fold_combine(mod, op, old, res))};
+      EMIT(tl__gpu_slots_loops(mod, &pd->layout, &rd, tl_ir_seq(mod, 4, body)));
+      if (c->loop_depth) EMIT(tl_ir_barrier(mod));
+    } else {
+      tl_ir_expr *old = tl_ir_load(mod, pd->local, 1, &wr.slot);
+      EMIT(tl__gpu_slots_loops(mod, &pd->layout, &wr,
+                               tl_ir_store(mod, pd->local, 1, &wr.slot, clear ? v : tl__fold_combine(mod, op, old, v))));
+    }
+  } else if (L->TR == 1 && NW == 1) {
     /* Every thread holds every row: r = rr * mr + mi. */
     tl_ir_var *rr = tl_ir_var_new(mod, "rr", TL_DT_INT32), *mi = tl_ir_var_new(mod, "mi", TL_DT_INT32);
     TL__TRY(tl__built(mod, rr));

@@ -9,10 +9,9 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
   const int32_t tx = (int)threadIdx.x;
   const int32_t bx = (int)blockIdx.x;
   __shared__ float A_shared[768] __attribute__((aligned(16)));
-  __shared__ float red_buf[8] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
   float A_sq[8] __attribute__((aligned(16)));
-  float A_rms[8] __attribute__((aligned(16)));
+  float A_rms[1] __attribute__((aligned(16)));
   #pragma unroll
   for (int32_t rc = 0; rc < 2; ++rc) {
     if (rc * 16 + tx % 16 < 24) {
@@ -53,25 +52,14 @@ extern "C" __global__ void rms_norm_kernel(const float *__restrict__ A, const fl
   red_part[0] = red_part[0] + __shfl_xor(red_part[0], 4, 16);
   red_part[0] = red_part[0] + __shfl_xor(red_part[0], 2, 16);
   red_part[0] = red_part[0] + __shfl_xor(red_part[0], 1, 16);
-  if (tx % 16 == 0) {
-    red_buf[tx / 16] = red_part[0];
-  }
-  __syncthreads();
-  for (int32_t r = 0; r < 8; ++r) {
-    float acc[1] __attribute__((aligned(16)));
-    acc[0] = 0.0f;
-    acc[0] = acc[0] + red_buf[r];
-    A_rms[r] = acc[0];
-  }
-  for (int32_t i = 0; i < 8; ++i) {
-    A_rms[i] = (1.0f / sqrtf(A_rms[i] / 96.0f + 1e-06f));
-  }
+  A_rms[0] = red_part[0];
+  A_rms[0] = (1.0f / sqrtf(A_rms[0] / 96.0f + 1e-06f));
   #pragma unroll
   for (int32_t rc_4 = 0; rc_4 < 2; ++rc_4) {
     if (rc_4 * 16 + tx % 16 < 24) {
       #pragma unroll
       for (int32_t lane_2 = 0; lane_2 < 4; ++lane_2) {
-        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[tx / 16] * W[(rc_4 * 16 + tx % 16) * 4 + lane_2]);
+        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[0] * W[(rc_4 * 16 + tx % 16) * 4 + lane_2]);
       }
     }
   }

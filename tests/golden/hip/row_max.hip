@@ -14,12 +14,9 @@ static inline __device__ float tl_max_f32(float a, float b) { return (a > b || a
 extern "C" __global__ void row_max_kernel(const float *__restrict__ A, float *__restrict__ out, int32_t M, int32_t N) {
   const int32_t bx = (int)blockIdx.x;
   const int32_t tx = (int)threadIdx.x;
-  __shared__ float red_buf[8] __attribute__((aligned(16)));
   float tile[2] __attribute__((aligned(16)));
-  float row[8] __attribute__((aligned(16)));
-  for (int32_t i = 0; i < 8; ++i) {
-    row[i] = -INFINITY;
-  }
+  float row[1] __attribute__((aligned(16)));
+  row[0] = -INFINITY;
   for (int32_t k = 0; k < N / 32 + (N % 32 != 0); ++k) {
     #pragma unroll
     for (int32_t v = 0; v < 2; ++v) {
@@ -41,21 +38,11 @@ extern "C" __global__ void row_max_kernel(const float *__restrict__ A, float *__
     red_part[0] = tl_max_f32(red_part[0], __shfl_xor(red_part[0], 4, 16));
     red_part[0] = tl_max_f32(red_part[0], __shfl_xor(red_part[0], 2, 16));
     red_part[0] = tl_max_f32(red_part[0], __shfl_xor(red_part[0], 1, 16));
-    if (tx % 16 == 0) {
-      red_buf[tx / 16] = red_part[0];
-    }
-    __syncthreads();
-    for (int32_t r = 0; r < 8; ++r) {
-      float acc[1] __attribute__((aligned(16)));
-      acc[0] = -INFINITY;
-      acc[0] = tl_max_f32(acc[0], red_buf[r]);
-      row[r] = tl_max_f32(row[r], acc[0]);
-    }
-    __syncthreads();
+    row[0] = tl_max_f32(row[0], red_part[0]);
   }
-  if (tx / 8 < 1) {
-    if (bx * 8 + tx % 8 < M) {
-      out[(int64_t)(bx * 8 + tx % 8)] = row[tx % 8];
+  if (tx % 16 == 0) {
+    if (bx * 8 + tx / 16 < M) {
+      out[(int64_t)(bx * 8 + tx / 16)] = row[0];
     }
   }
 }

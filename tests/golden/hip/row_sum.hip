@@ -9,9 +9,8 @@ extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__
   const int32_t tx = (int)threadIdx.x;
   const int32_t bx = (int)blockIdx.x;
   __shared__ float A_shared[1024] __attribute__((aligned(16)));
-  __shared__ float red_buf[16] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
-  float S_local[16] __attribute__((aligned(16)));
+  float S_local[2] __attribute__((aligned(16)));
   #pragma unroll
   for (int32_t rr = 0; rr < 2; ++rr) {
     #pragma unroll
@@ -41,21 +40,16 @@ extern "C" __global__ void row_sum_kernel(const float *__restrict__ A, float *__
     red_part[q_1] = red_part[q_1] + __shfl_xor(red_part[q_1], 2, 16);
     red_part[q_1] = red_part[q_1] + __shfl_xor(red_part[q_1], 1, 16);
   }
-  if (tx % 16 == 0) {
-    for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
-      red_buf[rr_3 * 8 + tx / 16] = red_part[rr_3];
-    }
+  #pragma unroll
+  for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
+    S_local[rr_3] = red_part[rr_3];
   }
-  __syncthreads();
-  for (int32_t r = 0; r < 16; ++r) {
-    float acc[1] __attribute__((aligned(16)));
-    acc[0] = 0.0f;
-    acc[0] = acc[0] + red_buf[r];
-    S_local[r] = acc[0];
-  }
-  if (tx / 16 < 1) {
-    if (bx * 16 + tx % 16 < 70) {
-      S[bx * 16 + tx % 16] = S_local[tx % 16];
+  #pragma unroll
+  for (int32_t rr_4 = 0; rr_4 < 2; ++rr_4) {
+    if (tx % 16 == 0) {
+      if (bx * 16 + (rr_4 * 8 + tx / 16) < 70) {
+        S[bx * 16 + (rr_4 * 8 + tx / 16)] = S_local[rr_4];
+      }
     }
   }
 }

@@ -14,11 +14,9 @@ static inline __device__ float tl_max_f32(float a, float b) { return (a > b || a
 extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__restrict__ Y) {
   const int32_t tx = (int)threadIdx.x;
   const int32_t bx = (int)blockIdx.x;
-  __shared__ float red_buf[16] __attribute__((aligned(16)));
-  __shared__ float red_buf_1[16] __attribute__((aligned(16)));
   float x[16] __attribute__((aligned(16)));
-  float row_max[16] __attribute__((aligned(16)));
-  float row_sum[16] __attribute__((aligned(16)));
+  float row_max[2] __attribute__((aligned(16)));
+  float row_sum[2] __attribute__((aligned(16)));
   #pragma unroll
   for (int32_t rr = 0; rr < 2; ++rr) {
     #pragma unroll
@@ -50,17 +48,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
     red_part[q_1] = tl_max_f32(red_part[q_1], __shfl_xor(red_part[q_1], 2, 16));
     red_part[q_1] = tl_max_f32(red_part[q_1], __shfl_xor(red_part[q_1], 1, 16));
   }
-  if (tx % 16 == 0) {
-    for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
-      red_buf[rr_2 * 8 + tx / 16] = red_part[rr_2];
-    }
-  }
-  __syncthreads();
-  for (int32_t r = 0; r < 16; ++r) {
-    float acc[1] __attribute__((aligned(16)));
-    acc[0] = -INFINITY;
-    acc[0] = tl_max_f32(acc[0], red_buf[r]);
-    row_max[r] = acc[0];
+  #pragma unroll
+  for (int32_t rr_2 = 0; rr_2 < 2; ++rr_2) {
+    row_max[rr_2] = red_part[rr_2];
   }
   #pragma unroll
   for (int32_t rr_3 = 0; rr_3 < 2; ++rr_3) {
@@ -69,7 +59,7 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
       if (rc_2 * 16 + tx % 16 < 20) {
         #pragma unroll
         for (int32_t v_1 = 0; v_1 < 4; ++v_1) {
-          x[(rr_3 * 2 + rc_2) * 4 + v_1] = exp2f((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3 * 8 + tx / 16]) * 1.442695f);
+          x[(rr_3 * 2 + rc_2) * 4 + v_1] = exp2f((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3]) * 1.442695f);
         }
       }
     }
@@ -96,17 +86,9 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
     red_part_1[q_3] = red_part_1[q_3] + __shfl_xor(red_part_1[q_3], 2, 16);
     red_part_1[q_3] = red_part_1[q_3] + __shfl_xor(red_part_1[q_3], 1, 16);
   }
-  if (tx % 16 == 0) {
-    for (int32_t rr_5 = 0; rr_5 < 2; ++rr_5) {
-      red_buf_1[rr_5 * 8 + tx / 16] = red_part_1[rr_5];
-    }
-  }
-  __syncthreads();
-  for (int32_t r_1 = 0; r_1 < 16; ++r_1) {
-    float acc_1[1] __attribute__((aligned(16)));
-    acc_1[0] = 0.0f;
-    acc_1[0] = acc_1[0] + red_buf_1[r_1];
-    row_sum[r_1] = acc_1[0];
+  #pragma unroll
+  for (int32_t rr_5 = 0; rr_5 < 2; ++rr_5) {
+    row_sum[rr_5] = red_part_1[rr_5];
   }
   #pragma unroll
   for (int32_t rr_6 = 0; rr_6 < 2; ++rr_6) {
@@ -115,7 +97,7 @@ extern "C" __global__ void softmax_kernel(const float *__restrict__ X, float *__
       if (rc_4 * 16 + tx % 16 < 20) {
         #pragma unroll
         for (int32_t lane = 0; lane < 4; ++lane) {
-          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6 * 8 + tx / 16];
+          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6];
         }
       }
     }

@@ -6,10 +6,9 @@ kernel void rms_norm_kernel(device const float *A [[buffer(0)]], device const fl
   const int tx = (int)threadIdx.x;
   const int bx = (int)blockIdx.x;
   threadgroup float A_shared[768] __attribute__((aligned(16)));
-  threadgroup float red_buf[8] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
   float A_sq[8] __attribute__((aligned(16)));
-  float A_rms[8] __attribute__((aligned(16)));
+  float A_rms[1] __attribute__((aligned(16)));
   for (int rc = 0; rc < 2; ++rc) {
     if (rc * 16 + tx % 16 < 24) {
       for (int lane = 0; lane < 4; ++lane) {
@@ -43,23 +42,12 @@ kernel void rms_norm_kernel(device const float *A [[buffer(0)]], device const fl
   red_part[0] = red_part[0] + simd_shuffle_xor(red_part[0], (ushort)(4));
   red_part[0] = red_part[0] + simd_shuffle_xor(red_part[0], (ushort)(2));
   red_part[0] = red_part[0] + simd_shuffle_xor(red_part[0], (ushort)(1));
-  if (tx % 16 == 0) {
-    red_buf[tx / 16] = red_part[0];
-  }
-  threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
-  for (int r = 0; r < 8; ++r) {
-    float acc[1] __attribute__((aligned(16)));
-    acc[0] = 0.0f;
-    acc[0] = acc[0] + red_buf[r];
-    A_rms[r] = acc[0];
-  }
-  for (int i = 0; i < 8; ++i) {
-    A_rms[i] = (1.0f / precise::sqrt(A_rms[i] / 96.0f + 1e-06f));
-  }
+  A_rms[0] = red_part[0];
+  A_rms[0] = (1.0f / precise::sqrt(A_rms[0] / 96.0f + 1e-06f));
   for (int rc_4 = 0; rc_4 < 2; ++rc_4) {
     if (rc_4 * 16 + tx % 16 < 24) {
       for (int lane_2 = 0; lane_2 < 4; ++lane_2) {
-        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[tx / 16] * W[(rc_4 * 16 + tx % 16) * 4 + lane_2]);
+        A_local[rc_4 * 4 + lane_2] = A_local[rc_4 * 4 + lane_2] * (A_rms[0] * W[(rc_4 * 16 + tx % 16) * 4 + lane_2]);
       }
     }
   }

@@ -11,12 +11,9 @@ static inline float tl_max_f32(float a, float b) { return (a > b || a != a) ? a 
 kernel void row_max_kernel(device const float *A [[buffer(0)]], device float *out [[buffer(1)]], constant int &M [[buffer(2)]], constant int &N [[buffer(3)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
   const int bx = (int)blockIdx.x;
   const int tx = (int)threadIdx.x;
-  threadgroup float red_buf[8] __attribute__((aligned(16)));
   float tile[2] __attribute__((aligned(16)));
-  float row[8] __attribute__((aligned(16)));
-  for (int i = 0; i < 8; ++i) {
-    row[i] = -INFINITY;
-  }
+  float row[1] __attribute__((aligned(16)));
+  row[0] = -INFINITY;
   for (int k = 0; k < N / 32 + (N % 32 != 0); ++k) {
     for (int v = 0; v < 2; ++v) {
       tile[v] = bx * 8 + tx / 16 < M && k * 32 + (tx % 16 * 2 + v) < N ? A[(long)(bx * 8 + tx / 16) * (long)N + (long)(k * 32 + (tx % 16 * 2 + v))] : 0.0f;
@@ -35,21 +32,11 @@ kernel void row_max_kernel(device const float *A [[buffer(0)]], device float *ou
     red_part[0] = tl_max_f32(red_part[0], simd_shuffle_xor(red_part[0], (ushort)(4)));
     red_part[0] = tl_max_f32(red_part[0], simd_shuffle_xor(red_part[0], (ushort)(2)));
     red_part[0] = tl_max_f32(red_part[0], simd_shuffle_xor(red_part[0], (ushort)(1)));
-    if (tx % 16 == 0) {
-      red_buf[tx / 16] = red_part[0];
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
-    for (int r = 0; r < 8; ++r) {
-      float acc[1] __attribute__((aligned(16)));
-      acc[0] = -INFINITY;
-      acc[0] = tl_max_f32(acc[0], red_buf[r]);
-      row[r] = tl_max_f32(row[r], acc[0]);
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
+    row[0] = tl_max_f32(row[0], red_part[0]);
   }
-  if (tx / 8 < 1) {
-    if (bx * 8 + tx % 8 < M) {
-      out[(long)(bx * 8 + tx % 8)] = row[tx % 8];
+  if (tx % 16 == 0) {
+    if (bx * 8 + tx / 16 < M) {
+      out[(long)(bx * 8 + tx / 16)] = row[0];
     }
   }
 }

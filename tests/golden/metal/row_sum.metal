@@ -6,9 +6,8 @@ kernel void row_sum_kernel(device const float *A [[buffer(0)]], device float *S 
   const int tx = (int)threadIdx.x;
   const int bx = (int)blockIdx.x;
   threadgroup float A_shared[1024] __attribute__((aligned(16)));
-  threadgroup float red_buf[16] __attribute__((aligned(16)));
   float A_local[8] __attribute__((aligned(16)));
-  float S_local[16] __attribute__((aligned(16)));
+  float S_local[2] __attribute__((aligned(16)));
   for (int rr = 0; rr < 2; ++rr) {
     for (int lane = 0; lane < 4; ++lane) {
       A_shared[(rr * 8 + tx / 16) * 64 + tx % 16 * 4 + lane] = bx * 16 + (rr * 8 + tx / 16) < 70 ? A[(bx * 16 + (rr * 8 + tx / 16)) * 64 + tx % 16 * 4 + lane] : 0.0f;
@@ -33,21 +32,14 @@ kernel void row_sum_kernel(device const float *A [[buffer(0)]], device float *S 
     red_part[q_1] = red_part[q_1] + simd_shuffle_xor(red_part[q_1], (ushort)(2));
     red_part[q_1] = red_part[q_1] + simd_shuffle_xor(red_part[q_1], (ushort)(1));
   }
-  if (tx % 16 == 0) {
-    for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
-      red_buf[rr_3 * 8 + tx / 16] = red_part[rr_3];
-    }
+  for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
+    S_local[rr_3] = red_part[rr_3];
   }
-  threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
-  for (int r = 0; r < 16; ++r) {
-    float acc[1] __attribute__((aligned(16)));
-    acc[0] = 0.0f;
-    acc[0] = acc[0] + red_buf[r];
-    S_local[r] = acc[0];
-  }
-  if (tx / 16 < 1) {
-    if (bx * 16 + tx % 16 < 70) {
-      S[bx * 16 + tx % 16] = S_local[tx % 16];
+  for (int rr_4 = 0; rr_4 < 2; ++rr_4) {
+    if (tx % 16 == 0) {
+      if (bx * 16 + (rr_4 * 8 + tx / 16) < 70) {
+        S[bx * 16 + (rr_4 * 8 + tx / 16)] = S_local[rr_4];
+      }
     }
   }
 }

@@ -11,11 +11,9 @@ static inline float tl_max_f32(float a, float b) { return (a > b || a != a) ? a 
 kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y [[buffer(1)]], uint3 blockIdx [[threadgroup_position_in_grid]], uint3 threadIdx [[thread_position_in_threadgroup]]) {
   const int tx = (int)threadIdx.x;
   const int bx = (int)blockIdx.x;
-  threadgroup float red_buf[16] __attribute__((aligned(16)));
-  threadgroup float red_buf_1[16] __attribute__((aligned(16)));
   float x[16] __attribute__((aligned(16)));
-  float row_max[16] __attribute__((aligned(16)));
-  float row_sum[16] __attribute__((aligned(16)));
+  float row_max[2] __attribute__((aligned(16)));
+  float row_sum[2] __attribute__((aligned(16)));
   for (int rr = 0; rr < 2; ++rr) {
     for (int rc = 0; rc < 2; ++rc) {
       if (rc * 16 + tx % 16 < 20) {
@@ -42,23 +40,14 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
     red_part[q_1] = tl_max_f32(red_part[q_1], simd_shuffle_xor(red_part[q_1], (ushort)(2)));
     red_part[q_1] = tl_max_f32(red_part[q_1], simd_shuffle_xor(red_part[q_1], (ushort)(1)));
   }
-  if (tx % 16 == 0) {
-    for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
-      red_buf[rr_2 * 8 + tx / 16] = red_part[rr_2];
-    }
-  }
-  threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
-  for (int r = 0; r < 16; ++r) {
-    float acc[1] __attribute__((aligned(16)));
-    acc[0] = -INFINITY;
-    acc[0] = tl_max_f32(acc[0], red_buf[r]);
-    row_max[r] = acc[0];
+  for (int rr_2 = 0; rr_2 < 2; ++rr_2) {
+    row_max[rr_2] = red_part[rr_2];
   }
   for (int rr_3 = 0; rr_3 < 2; ++rr_3) {
     for (int rc_2 = 0; rc_2 < 2; ++rc_2) {
       if (rc_2 * 16 + tx % 16 < 20) {
         for (int v_1 = 0; v_1 < 4; ++v_1) {
-          x[(rr_3 * 2 + rc_2) * 4 + v_1] = precise::exp2((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3 * 8 + tx / 16]) * 1.442695f);
+          x[(rr_3 * 2 + rc_2) * 4 + v_1] = precise::exp2((x[(rr_3 * 2 + rc_2) * 4 + v_1] - row_max[rr_3]) * 1.442695f);
         }
       }
     }
@@ -82,23 +71,14 @@ kernel void softmax_kernel(device const float *X [[buffer(0)]], device float *Y 
     red_part_1[q_3] = red_part_1[q_3] + simd_shuffle_xor(red_part_1[q_3], (ushort)(2));
     red_part_1[q_3] = red_part_1[q_3] + simd_shuffle_xor(red_part_1[q_3], (ushort)(1));
   }
-  if (tx % 16 == 0) {
-    for (int rr_5 = 0; rr_5 < 2; ++rr_5) {
-      red_buf_1[rr_5 * 8 + tx / 16] = red_part_1[rr_5];
-    }
-  }
-  threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
-  for (int r_1 = 0; r_1 < 16; ++r_1) {
-    float acc_1[1] __attribute__((aligned(16)));
-    acc_1[0] = 0.0f;
-    acc_1[0] = acc_1[0] + red_buf_1[r_1];
-    row_sum[r_1] = acc_1[0];
+  for (int rr_5 = 0; rr_5 < 2; ++rr_5) {
+    row_sum[rr_5] = red_part_1[rr_5];
   }
   for (int rr_6 = 0; rr_6 < 2; ++rr_6) {
     for (int rc_4 = 0; rc_4 < 2; ++rc_4) {
       if (rc_4 * 16 + tx % 16 < 20) {
         for (int lane = 0; lane < 4; ++lane) {
-          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6 * 8 + tx / 16];
+          x[(rr_6 * 2 + rc_4) * 4 + lane] = x[(rr_6 * 2 + rc_4) * 4 + lane] / row_sum[rr_6];
         }
       }
     }

@@ -11,7 +11,7 @@ var<workgroup> rms_norm_kernel__red_buf: array<f32, 128>;
 fn rms_norm_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invocation_id) tl_lid: vec3<u32>) {
   var A_local: array<f32, 8>;
   var A_sq: array<f32, 8>;
-  var A_rms: array<f32, 8>;
+  var A_rms: array<f32, 1>;
   for (var rc: i32 = 0i; rc < 2i; rc++) {
     if ((((rc * 16i) + (i32(tl_lid.x) % 16i)) < 24i)) {
       for (var lane: i32 = 0i; lane < 4i; lane++) {
@@ -47,21 +47,17 @@ fn rms_norm_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invo
   rms_norm_kernel__red_buf[(((i32(tl_lid.x) / 16i) * 16i) + (i32(tl_lid.x) % 16i))] = red_part[0i];
   storageBarrier();
   workgroupBarrier();
-  for (var r: i32 = 0i; r < 8i; r++) {
-    var acc: array<f32, 1>;
-    acc[0] = 0.0f;
-    for (var w: i32 = 0i; w < 16i; w++) {
-      acc[0] = (acc[0] + rms_norm_kernel__red_buf[((r * 16i) + w)]);
-    }
-    A_rms[r] = acc[0];
+  var acc: array<f32, 1>;
+  acc[0] = 0.0f;
+  for (var w: i32 = 0i; w < 16i; w++) {
+    acc[0] = (acc[0] + rms_norm_kernel__red_buf[(((i32(tl_lid.x) / 16i) * 16i) + w)]);
   }
-  for (var i: i32 = 0i; i < 8i; i++) {
-    A_rms[i] = (1.0f / sqrt(((A_rms[i] / 96.0f) + 1e-06f)));
-  }
+  A_rms[0i] = acc[0];
+  A_rms[0i] = (1.0f / sqrt(((A_rms[0i] / 96.0f) + 1e-06f)));
   for (var rc_4: i32 = 0i; rc_4 < 2i; rc_4++) {
     if ((((rc_4 * 16i) + (i32(tl_lid.x) % 16i)) < 24i)) {
       for (var lane_3: i32 = 0i; lane_3 < 4i; lane_3++) {
-        A_local[((rc_4 * 4i) + lane_3)] = (A_local[((rc_4 * 4i) + lane_3)] * (A_rms[(i32(tl_lid.x) / 16i)] * rms_norm_kernel__W[((((rc_4 * 16i) + (i32(tl_lid.x) % 16i)) * 4i) + lane_3)]));
+        A_local[((rc_4 * 4i) + lane_3)] = (A_local[((rc_4 * 4i) + lane_3)] * (A_rms[0i] * rms_norm_kernel__W[((((rc_4 * 16i) + (i32(tl_lid.x) % 16i)) * 4i) + lane_3)]));
       }
     }
   }

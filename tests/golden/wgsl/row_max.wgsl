@@ -27,10 +27,8 @@ var<workgroup> row_max_kernel__red_buf: array<f32, 128>;
 @compute @workgroup_size(128, 1, 1)
 fn row_max_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invocation_id) tl_lid: vec3<u32>) {
   var tile: array<f32, 2>;
-  var row: array<f32, 8>;
-  for (var i: i32 = 0i; i < 8i; i++) {
-    row[i] = -tl_inf_f32();
-  }
+  var row: array<f32, 1>;
+  row[0i] = -tl_inf_f32();
   for (var k: i32 = 0i; k < tl_ceildiv_i32(row_max_kernel__params.N, 32i); k++) {
     for (var v: i32 = 0i; v < 2i; v++) {
       tile[v] = select(0.0f, row_max_kernel__A[((((i32(tl_wid.x) * 8i) + (i32(tl_lid.x) / 16i)) * row_max_kernel__params.N) + ((k * 32i) + (((i32(tl_lid.x) % 16i) * 2i) + v)))], ((((i32(tl_wid.x) * 8i) + (i32(tl_lid.x) / 16i)) < row_max_kernel__params.M) && (((k * 32i) + (((i32(tl_lid.x) % 16i) * 2i) + v)) < row_max_kernel__params.N)));
@@ -48,20 +46,18 @@ fn row_max_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invoc
     row_max_kernel__red_buf[(((i32(tl_lid.x) / 16i) * 16i) + (i32(tl_lid.x) % 16i))] = red_part[0i];
     storageBarrier();
     workgroupBarrier();
-    for (var r: i32 = 0i; r < 8i; r++) {
-      var acc: array<f32, 1>;
-      acc[0] = -tl_inf_f32();
-      for (var w: i32 = 0i; w < 16i; w++) {
-        acc[0] = tl_max_f32(acc[0], row_max_kernel__red_buf[((r * 16i) + w)]);
-      }
-      row[r] = tl_max_f32(row[r], acc[0]);
+    var acc: array<f32, 1>;
+    acc[0] = -tl_inf_f32();
+    for (var w: i32 = 0i; w < 16i; w++) {
+      acc[0] = tl_max_f32(acc[0], row_max_kernel__red_buf[(((i32(tl_lid.x) / 16i) * 16i) + w)]);
     }
+    row[0i] = tl_max_f32(row[0i], acc[0]);
     storageBarrier();
     workgroupBarrier();
   }
-  if (((i32(tl_lid.x) / 8i) < 1i)) {
-    if ((((i32(tl_wid.x) * 8i) + (i32(tl_lid.x) % 8i)) < row_max_kernel__params.M)) {
-      row_max_kernel__out_1[((i32(tl_wid.x) * 8i) + (i32(tl_lid.x) % 8i))] = row[(i32(tl_lid.x) % 8i)];
+  if (((i32(tl_lid.x) % 16i) == 0i)) {
+    if ((((i32(tl_wid.x) * 8i) + (i32(tl_lid.x) / 16i)) < row_max_kernel__params.M)) {
+      row_max_kernel__out_1[((i32(tl_wid.x) * 8i) + (i32(tl_lid.x) / 16i))] = row[0i];
     }
   }
 }

@@ -9,7 +9,7 @@ var<workgroup> row_sum_kernel__red_buf: array<f32, 256>;
 @compute @workgroup_size(128, 1, 1)
 fn row_sum_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invocation_id) tl_lid: vec3<u32>) {
   var A_local: array<f32, 8>;
-  var S_local: array<f32, 16>;
+  var S_local: array<f32, 2>;
   for (var rr: i32 = 0i; rr < 2i; rr++) {
     for (var lane: i32 = 0i; lane < 4i; lane++) {
       row_sum_kernel__A_shared[(((((rr * 8i) + (i32(tl_lid.x) / 16i)) * 64i) + ((i32(tl_lid.x) % 16i) * 4i)) + lane)] = select(0.0f, row_sum_kernel__A[(((((i32(tl_wid.x) * 16i) + ((rr * 8i) + (i32(tl_lid.x) / 16i))) * 64i) + ((i32(tl_lid.x) % 16i) * 4i)) + lane)], (((i32(tl_wid.x) * 16i) + ((rr * 8i) + (i32(tl_lid.x) / 16i))) < 70i));
@@ -36,17 +36,19 @@ fn row_sum_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invoc
   }
   storageBarrier();
   workgroupBarrier();
-  for (var r: i32 = 0i; r < 16i; r++) {
+  for (var rr_4: i32 = 0i; rr_4 < 2i; rr_4++) {
     var acc: array<f32, 1>;
     acc[0] = 0.0f;
     for (var w: i32 = 0i; w < 16i; w++) {
-      acc[0] = (acc[0] + row_sum_kernel__red_buf[((r * 16i) + w)]);
+      acc[0] = (acc[0] + row_sum_kernel__red_buf[((((rr_4 * 8i) + (i32(tl_lid.x) / 16i)) * 16i) + w)]);
     }
-    S_local[r] = acc[0];
+    S_local[rr_4] = acc[0];
   }
-  if (((i32(tl_lid.x) / 16i) < 1i)) {
-    if ((((i32(tl_wid.x) * 16i) + (i32(tl_lid.x) % 16i)) < 70i)) {
-      row_sum_kernel__S[((i32(tl_wid.x) * 16i) + (i32(tl_lid.x) % 16i))] = S_local[(i32(tl_lid.x) % 16i)];
+  for (var rr_5: i32 = 0i; rr_5 < 2i; rr_5++) {
+    if (((i32(tl_lid.x) % 16i) == 0i)) {
+      if ((((i32(tl_wid.x) * 16i) + ((rr_5 * 8i) + (i32(tl_lid.x) / 16i))) < 70i)) {
+        row_sum_kernel__S[((i32(tl_wid.x) * 16i) + ((rr_5 * 8i) + (i32(tl_lid.x) / 16i)))] = S_local[rr_5];
+      }
     }
   }
 }

@@ -18,8 +18,8 @@ var<workgroup> softmax_kernel__red_buf_1: array<f32, 256>;
 @compute @workgroup_size(128, 1, 1)
 fn softmax_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invocation_id) tl_lid: vec3<u32>) {
   var x: array<f32, 16>;
-  var row_max: array<f32, 16>;
-  var row_sum: array<f32, 16>;
+  var row_max: array<f32, 2>;
+  var row_sum: array<f32, 2>;
   for (var rr: i32 = 0i; rr < 2i; rr++) {
     for (var rc: i32 = 0i; rc < 2i; rc++) {
       if ((((rc * 16i) + (i32(tl_lid.x) % 16i)) < 20i)) {
@@ -47,19 +47,19 @@ fn softmax_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invoc
   }
   storageBarrier();
   workgroupBarrier();
-  for (var r: i32 = 0i; r < 16i; r++) {
+  for (var rr_3: i32 = 0i; rr_3 < 2i; rr_3++) {
     var acc: array<f32, 1>;
     acc[0] = -tl_inf_f32();
     for (var w: i32 = 0i; w < 16i; w++) {
-      acc[0] = tl_max_f32(acc[0], softmax_kernel__red_buf[((r * 16i) + w)]);
+      acc[0] = tl_max_f32(acc[0], softmax_kernel__red_buf[((((rr_3 * 8i) + (i32(tl_lid.x) / 16i)) * 16i) + w)]);
     }
-    row_max[r] = acc[0];
+    row_max[rr_3] = acc[0];
   }
-  for (var rr_3: i32 = 0i; rr_3 < 2i; rr_3++) {
+  for (var rr_4: i32 = 0i; rr_4 < 2i; rr_4++) {
     for (var rc_2: i32 = 0i; rc_2 < 2i; rc_2++) {
       if ((((rc_2 * 16i) + (i32(tl_lid.x) % 16i)) < 20i)) {
         for (var v_1: i32 = 0i; v_1 < 4i; v_1++) {
-          x[((((rr_3 * 2i) + rc_2) * 4i) + v_1)] = exp2(((x[((((rr_3 * 2i) + rc_2) * 4i) + v_1)] - row_max[((rr_3 * 8i) + (i32(tl_lid.x) / 16i))]) * 1.442695f));
+          x[((((rr_4 * 2i) + rc_2) * 4i) + v_1)] = exp2(((x[((((rr_4 * 2i) + rc_2) * 4i) + v_1)] - row_max[rr_4]) * 1.442695f));
         }
       }
     }
@@ -68,42 +68,42 @@ fn softmax_kernel(@builtin(workgroup_id) tl_wid: vec3<u32>, @builtin(local_invoc
   for (var q_1: i32 = 0i; q_1 < 2i; q_1++) {
     red_part_1[q_1] = 0.0f;
   }
-  for (var rr_4: i32 = 0i; rr_4 < 2i; rr_4++) {
+  for (var rr_5: i32 = 0i; rr_5 < 2i; rr_5++) {
     for (var rc_3: i32 = 0i; rc_3 < 2i; rc_3++) {
       if ((((rc_3 * 16i) + (i32(tl_lid.x) % 16i)) < 20i)) {
         for (var v_2: i32 = 0i; v_2 < 4i; v_2++) {
-          red_part_1[rr_4] = (red_part_1[rr_4] + x[((((rr_4 * 2i) + rc_3) * 4i) + v_2)]);
+          red_part_1[rr_5] = (red_part_1[rr_5] + x[((((rr_5 * 2i) + rc_3) * 4i) + v_2)]);
         }
       }
     }
   }
-  for (var rr_5: i32 = 0i; rr_5 < 2i; rr_5++) {
-    softmax_kernel__red_buf_1[((((rr_5 * 8i) + (i32(tl_lid.x) / 16i)) * 16i) + (i32(tl_lid.x) % 16i))] = red_part_1[rr_5];
+  for (var rr_6: i32 = 0i; rr_6 < 2i; rr_6++) {
+    softmax_kernel__red_buf_1[((((rr_6 * 8i) + (i32(tl_lid.x) / 16i)) * 16i) + (i32(tl_lid.x) % 16i))] = red_part_1[rr_6];
   }
   storageBarrier();
   workgroupBarrier();
-  for (var r_1: i32 = 0i; r_1 < 16i; r_1++) {
+  for (var rr_7: i32 = 0i; rr_7 < 2i; rr_7++) {
     var acc_1: array<f32, 1>;
     acc_1[0] = 0.0f;
     for (var w_1: i32 = 0i; w_1 < 16i; w_1++) {
-      acc_1[0] = (acc_1[0] + softmax_kernel__red_buf_1[((r_1 * 16i) + w_1)]);
+      acc_1[0] = (acc_1[0] + softmax_kernel__red_buf_1[((((rr_7 * 8i) + (i32(tl_lid.x) / 16i)) * 16i) + w_1)]);
     }
-    row_sum[r_1] = acc_1[0];
+    row_sum[rr_7] = acc_1[0];
   }
-  for (var rr_6: i32 = 0i; rr_6 < 2i; rr_6++) {
+  for (var rr_8: i32 = 0i; rr_8 < 2i; rr_8++) {
     for (var rc_4: i32 = 0i; rc_4 < 2i; rc_4++) {
       if ((((rc_4 * 16i) + (i32(tl_lid.x) % 16i)) < 20i)) {
         for (var lane_1: i32 = 0i; lane_1 < 4i; lane_1++) {
-          x[((((rr_6 * 2i) + rc_4) * 4i) + lane_1)] = (x[((((rr_6 * 2i) + rc_4) * 4i) + lane_1)] / row_sum[((rr_6 * 8i) + (i32(tl_lid.x) / 16i))]);
+          x[((((rr_8 * 2i) + rc_4) * 4i) + lane_1)] = (x[((((rr_8 * 2i) + rc_4) * 4i) + lane_1)] / row_sum[rr_8]);
         }
       }
     }
   }
-  for (var rr_7: i32 = 0i; rr_7 < 2i; rr_7++) {
+  for (var rr_9: i32 = 0i; rr_9 < 2i; rr_9++) {
     for (var rc_5: i32 = 0i; rc_5 < 2i; rc_5++) {
       if ((((rc_5 * 16i) + (i32(tl_lid.x) % 16i)) < 20i)) {
         for (var lane_2: i32 = 0i; lane_2 < 4i; lane_2++) {
-          softmax_kernel__Y[(((((i32(tl_wid.x) * 16i) + ((rr_7 * 8i) + (i32(tl_lid.x) / 16i))) * 80i) + (((rc_5 * 16i) + (i32(tl_lid.x) % 16i)) * 4i)) + lane_2)] = x[((((rr_7 * 2i) + rc_5) * 4i) + lane_2)];
+          softmax_kernel__Y[(((((i32(tl_wid.x) * 16i) + ((rr_9 * 8i) + (i32(tl_lid.x) / 16i))) * 80i) + (((rc_5 * 16i) + (i32(tl_lid.x) % 16i)) * 4i)) + lane_2)] = x[((((rr_9 * 2i) + rc_5) * 4i) + lane_2)];
         }
       }
     }
