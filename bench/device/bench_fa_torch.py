@@ -24,7 +24,9 @@ from flash_attention import flashattn  # noqa: E402
 b, h, s, d = (int(x) for x in (sys.argv[1:5] if len(sys.argv) >= 5 else (8, 32, 4096, 128)))
 # (block_M, block_N, threads, num_stages): ours, then upstream's tuned one (128, 128, 256, 2)
 CONFIGS = [(64, 64, 128, 1), (64, 64, 128, 2), (128, 64, 256, 1), (128, 64, 256, 2), (128, 128, 256, 1),
-           (128, 128, 256, 2), (64, 128, 128, 1)]
+           (128, 128, 256, 2), (64, 128, 128, 1), (128, 64, 128, 1), (128, 64, 128, 2)]
+if os.environ.get("FA_CONFIGS"):  # "bm,bn,threads,stages;..." to run only those
+    CONFIGS = [tuple(int(x) for x in c.split(",")) for c in os.environ["FA_CONFIGS"].split(";")]
 q = torch.randn(b, h, s, d, device="cuda", dtype=torch.float16)
 k, v = torch.randn_like(q), torch.randn_like(q)
 for causal in (False, True):
