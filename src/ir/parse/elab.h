@@ -75,6 +75,7 @@ typedef enum tl__builtin {
   BI_ANY_OF, BI_ALL_OF,
   BI_THREAD_BINDING, BI_BLOCK_BINDING, BI_THREAD_EXTENT, BI_BLOCK_EXTENT, /* T.get_thread_binding(i), ... */
   BI_THREAD_BINDING_OF, /* T.thread_binding(start, stop, thread="threadIdx.x") in a T.Kernel */
+  BI_WARP_INDEX,        /* T.get_lane_idx, T.get_warp_idx(_sync), T.get_warp_group_idx (elab_warp.c) */
   BI_ASSUME,            /* T.assume(cond): a statement */
   BI_RESHAPE, BI_VIEW, /* T.reshape, T.view (elab_view.c) */
   BI_MATH, BI_MAX, BI_MIN, BI_IF_THEN_ELSE, BI_CEILDIV, BI_TRUNCDIV, BI_CAST_DT_X, BI_CAST_X_DT, BI_INFINITY,
@@ -93,8 +94,11 @@ typedef struct tl__builtin_info {
   const char *name; /* as written after "T." (or bare, for Python builtins) */
   tl__builtin id;
   int op;           /* tl_ir_op for BI_MATH and tile ops, the tl__ast_op of BI_OPERATOR, the lanes of
-                     * BI_ATOMIC_ADDX, else -1 */
+                     * BI_ATOMIC_ADDX, the tl__warp_index of BI_WARP_INDEX, else -1 */
 } tl__builtin_info;
+
+/* The index BI_WARP_INDEX computes from the block's linear thread index. */
+typedef enum tl__warp_index { WI_LANE, WI_WARP, WI_WARP_GROUP } tl__warp_index;
 
 /* The member `name` of tilelang.language (NULL if the subset lacks it). */
 const tl__builtin_info *tl__builtin_lang(const char *name);
@@ -177,6 +181,7 @@ typedef struct tl__kernel_scope {
   tl_ir_expr *grid[3], *threads[3];
   tl_ir_var *blocks[3], *threads_bound[3];
   uint32_t first_line, first_col;
+  const char *first_what; /* the call that bound the first thread index ("T.get_lane_idx"), for messages */
   tl__addx_call *addx; /* in the parse arena: each thread's own vector atomics in per-thread code */
   const char *name_hint; /* `tn = T.get_thread_binding(0)`: the name a new thread variable takes */
 } tl__kernel_scope;
@@ -266,6 +271,13 @@ tl_status tl__elab_error(tl__elab *E, tl__pos at, const char *fmt, ...) TL_PRINT
  * T.get_block_extent(i) and T.thread_binding(start, stop, thread=tag) (as a value and
  * as the iterable of a for loop) in the T.Kernel being elaborated. */
 tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__val *fn);
+/* The T.Kernel's thread variable of dimension d (0 to 2), made on first use (the
+ * kernel becomes per-thread code); e is the call asking, `what` its name. NULL
+ * after a builder failure (recorded). */
+tl_ir_var *tl__elab_thread_var(tl__elab *E, uint32_t d, const tl__ast_expr *e, const char *what);
+/* elab_warp.c: T.get_lane_idx, T.get_warp_idx(_sync), T.get_warp_group_idx (fn's
+ * op is the tl__warp_index) as arithmetic on the block's linear thread index. */
+tl__val *tl__elab_warp_index(tl__elab *E, const tl__ast_expr *e, const tl__val *fn);
 /* Checks a T.Kernel body that binds thread indices (per-thread code) for the
  * constructs such kernels support, with the error at the first one that is not;
  * returns the body with its T.Pipelined loops serial, NULL on error. */

@@ -44,6 +44,10 @@ static const tl__builtin_info LANG[] = {
   {"get_thread_extent", BI_THREAD_EXTENT, -1},
   {"get_block_extent", BI_BLOCK_EXTENT, -1},
   {"thread_binding", BI_THREAD_BINDING_OF, -1},
+  {"get_lane_idx", BI_WARP_INDEX, WI_LANE},
+  {"get_warp_idx", BI_WARP_INDEX, WI_WARP},
+  {"get_warp_idx_sync", BI_WARP_INDEX, WI_WARP}, /* upstream's helper computes the same quotient */
+  {"get_warp_group_idx", BI_WARP_INDEX, WI_WARP_GROUP},
   {"reshape", BI_RESHAPE, -1},
   {"view", BI_VIEW, -1},
   /* hints: accepted and recorded (elab_hints.c) */

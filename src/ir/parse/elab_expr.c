@@ -432,6 +432,7 @@ static tl__val *call_builtin(tl__elab *E, const tl__ast_expr *e, const tl__val *
     case BI_ANY_OF: case BI_ALL_OF: return tl__elab_any_all(E, e, n, fn->u.bi.id == BI_ALL_OF);
     case BI_THREAD_BINDING: case BI_BLOCK_BINDING: case BI_THREAD_EXTENT: case BI_BLOCK_EXTENT: case BI_THREAD_BINDING_OF:
       return tl__elab_kernel_binding(E, e, fn);
+    case BI_WARP_INDEX: return tl__elab_warp_index(E, e, fn);
     case BI_CLAMP: { /* upstream's T.clamp: T.max with min_val, then T.min with max_val */
       static const char *const names[] = {"dst", "min_val", "max_val"};
       if (!tl__call_args(E, e, n, names, 3, 1, a)) return NULL;

@@ -118,8 +118,17 @@ tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__v
     }
     default: break;
   }
+  tl_ir_var *tv = tl__elab_thread_var(E, (uint32_t)d, e, n);
+  tl__val *v = tv ? tl__val_new(E, V_VAR) : NULL;
+  if (v) v->u.var = tv;
+  return v;
+}
+
+tl_ir_var *tl__elab_thread_var(tl__elab *E, uint32_t d, const tl__ast_expr *e, const char *what) {
+  tl__kernel_scope *k = &E->fn->kernel;
   if (!k->threads_bound[d]) {
     const char *name = k->name_hint ? k->name_hint : k_thread_names[d];
+    tl__elab_at(E, POS(e));
     if (!(k->threads_bound[d] = tl_ir_var_new(E->mod, name, TL_DT_INT32))) {
       tl__elab_builder_failed(E);
       return NULL;
@@ -127,11 +136,10 @@ tl__val *tl__elab_kernel_binding(tl__elab *E, const tl__ast_expr *e, const tl__v
     if (!k->first_line) {
       k->first_line = e->line;
       k->first_col = e->col;
+      k->first_what = what;
     }
   }
-  tl__val *v = tl__val_new(E, V_VAR);
-  if (v) v->u.var = k->threads_bound[d];
-  return v;
+  return k->threads_bound[d];
 }
 
 /* ------------------------------------------------------------------ check */
@@ -145,9 +153,9 @@ static bool refuse(simt_check *c, tl_ir_span at, const char *what) {
   if (!c->failed) {
     const tl__kernel_scope *k = &c->E->fn->kernel;
     tl__elab_error(c->E, (tl__pos){at.line, at.col},
-                   "%s in a kernel that uses T.get_thread_binding (line %u): per-thread code supports element "
+                   "%s in a kernel that uses %s (line %u): per-thread code supports element "
                    "operations, serial loops and T.sync_threads, not block-wide tile operations",
-                   what, k->first_line);
+                   what, k->first_what ? k->first_what : "T.get_thread_binding", k->first_line);
   }
   c->failed = true;
   return false;
