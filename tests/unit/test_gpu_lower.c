@@ -448,7 +448,7 @@ static const refusal k_refusals[] = {
          "        x = T.alloc_fragment((8, 16), \"float32\")\n"
          "        for i, j in T.Parallel(8, 16):\n"
          "            x[i, j % 4] = A[i, j]\n"
-         "            B[i, j] = A[i, j]\n",
+         "            T.atomic_add(B[i, j], A[i, j])\n",
      CUDA, TL_EINVAL,
      "k.py:7:13: fragment 'x' is written at [i, j % 4] inside T.Parallel, not at the loop's own element [i, j], while "
      "the loop's iterations are distributed over the block's threads (it writes global buffer 'B'): an iteration may "

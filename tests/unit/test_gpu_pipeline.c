@@ -168,6 +168,24 @@ static const src_case k_cases[] = {
      CUDA_MMA_GRIDS_SRC, {{0}}, 0, 0},
     {"row statistics as projections of the mma accumulators (across warps and within), P @ V with P in registers",
      "rows", CUDA_ROWS_SRC, {{0}}, 0, 1e-5},
+    {"a T.Parallel over memory that rewrites a replicated fragment in place (a log-sum-exp written out)", "lse",
+     HDR "@T.prim_func\n"
+         "def lse(A: T.Tensor((32, 32), \"float32\"), L: T.Tensor((32,), \"float32\"), B: T.Tensor((32, 32), \"float32\"),\n"
+         "        F: T.Tensor((1,), \"float32\")):\n"
+         "    with T.Kernel(1, threads=64) as bx:\n"
+         "        x = T.alloc_fragment((32, 32), \"float32\")\n"
+         "        s = T.alloc_fragment((32,), \"float32\")\n"
+         "        T.copy(A, x)\n"
+         "        for i, j in T.Parallel(32, 32):\n"
+         "            x[i, j] = T.abs(x[i, j]) + 1.0\n"
+         "        T.reduce_sum(x, s, dim=1)\n"
+         "        F[0] = s[3]\n"
+         "        for i in T.Parallel(32):\n"
+         "            s[i] = T.log2(s[i])\n"
+         "            L[i] = s[i] * 2.0\n"
+         "        for i, j in T.Parallel(32, 32):\n"
+         "            B[i, j] = x[i, j] - s[i]\n",
+     {{0}}, 0, 1e-5},
     {"gemm transposes, clear_accum, int8 into int32", "g",
      HDR "@T.prim_func\n"
          "def g(A: T.Tensor((24, 40), \"int8\"), B: T.Tensor((16, 24), \"int8\"), C: T.Tensor((40, 16), \"int32\")):\n"

@@ -276,6 +276,7 @@ typedef struct loop_facts {
   tl__vec reads;  /* int: fragments it reads */
   tl__vec prefix; /* prefix_fact */
   bool writes_memory;
+  bool atomics;                   /* it adds atomically (a replicated run would add T times) */
   const tl_ir_buffer *memory_buf; /* one shared/global buffer it writes, for messages */
   int64_t elem_bytes;             /* widest element of the buffers it accesses */
 } loop_facts;
@@ -491,7 +492,7 @@ static void layout_atomic_add_elem(scan *c, const tl_ir_stmt *s, const tl_ir_exp
   (void)c;
   (void)s;
   if (lf) {
-    lf->writes_memory = true;
+    lf->writes_memory = lf->atomics = true;
     if (!lf->memory_buf) lf->memory_buf = region_buf(call, 0);
   }
 }
@@ -614,7 +615,7 @@ static void scan_stmt(scan *c, const tl_ir_stmt *s) {
     }
     if (s->u.loop.kind == TL_FOR_PARALLEL && c->cur < 0) {
       loop_facts lf = {s, TL__VEC_INIT(int), TL__VEC_INIT(write_fact), TL__VEC_INIT(int), TL__VEC_INIT(prefix_fact),
-                       false, NULL, 0};
+                       false, false, NULL, 0};
       c->st = tl__vec_push(&c->facts, &lf);
       if (c->st != TL_OK) return;
       c->cur = (int)c->facts.len - 1;
@@ -794,6 +795,20 @@ static bool gatherable(scan *c, const loop_facts *lf, tl__gpu_loop *rec, const w
   if (rec->ngathers == TL__GPU_MAX_GATHERS) return false;
   rec->gathers[rec->ngathers++] = fi;
   return true;
+}
+
+/* True if the loop writes a replicated fragment and nothing else per thread but
+ * replicated fragments, local buffers and local.vars. */
+static bool writes_replicated(scan *c, const loop_facts *lf) {
+  bool any = false;
+  for (size_t k = 0; k < lf->writes.len; k++) {
+    const write_fact *w = &TL__VEC_AT(&lf->writes, write_fact, k);
+    if (w->buf->scope != TL_SCOPE_LOCAL_FRAGMENT) continue;
+    const tl__gpu_frag *f = tl__gpu_find_frag(c->info, w->buf);
+    if (!f || !f->why) return false;
+    any = true;
+  }
+  return any;
 }
 
 /* The state every resolution attempt starts from: each fragment its own group,
@@ -1006,6 +1021,12 @@ static tl_status resolve_once(scan *c, bool *again) {
         rec.mode = TL__GPU_LOOP_LINEAR;
       }
     }
+    if (rec.mode != TL__GPU_LOOP_REPLICATED && rec.frag < 0 && !lf->atomics && writes_replicated(c, lf)) {
+      /* A loop over memory that also updates replicated fragments (a log-sum-exp
+       * written out while logsum is rewritten in place): every thread runs every
+       * iteration for its own copies, and thread 0 alone writes the memory. */
+      rec.mode = TL__GPU_LOOP_REPLICATED;
+    }
     if (rec.mode != TL__GPU_LOOP_REPLICATED)
       for (size_t k = 0; k < lf->writes.len; k++) {
         const write_fact *w = &TL__VEC_AT(&lf->writes, write_fact, k);
@@ -1128,7 +1149,9 @@ char *tl__gpu_layouts_text(const tl__gpu_kernel_info *info) {
   for (size_t i = 0; i < info->loops.len; i++) {
     const tl__gpu_loop *l = &TL__VEC_AT(&info->loops, tl__gpu_loop, i);
     tl__sb_appendf(&sb, "T.Parallel at line %u: ", l->loop->span.line);
-    if (l->mode == TL__GPU_LOOP_REPLICATED) tl__sb_append(&sb, "every iteration in every thread");
+    if (l->mode == TL__GPU_LOOP_REPLICATED)
+      tl__sb_append(&sb, l->writes_memory ? "every iteration in every thread, memory written by thread 0"
+                                          : "every iteration in every thread");
     else if (l->mode == TL__GPU_LOOP_LINEAR) tl__sb_append(&sb, "iteration e in thread e % T");
     else if (l->frag >= 0)
       tl__sb_appendf(&sb, "as fragment '%s'", TL__VEC_AT(&info->frags, tl__gpu_frag, l->frag).buf->name);

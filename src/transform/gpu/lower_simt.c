@@ -202,7 +202,15 @@ static tl_ir_stmt *body_stmt(tl_ir_mutator *mu, tl_ir_stmt *s) {
   }
   if (s->kind != TL_STMT_STORE) return tl_ir_mutate_stmt_children(mu, s);
   const tl__gpu_frag *f;
-  if (!local_of(&sc->g, s->u.store.buffer, &f)) return tl_ir_mutate_stmt_children(mu, s);
+  if (!local_of(&sc->g, s->u.store.buffer, &f)) {
+    tl_ir_stmt *r = tl_ir_mutate_stmt_children(mu, s);
+    tl_ir_scope sp = s->u.store.buffer->scope;
+    /* a loop run whole in every thread that writes memory: once (layout.c) */
+    if (r && sc->rec && sc->rec->mode == TL__GPU_LOOP_REPLICATED && sc->rec->writes_memory &&
+        (sp == TL_SCOPE_SHARED || sp == TL_SCOPE_SHARED_DYN || sp == TL_SCOPE_GLOBAL))
+      r = tl__gpu_one_thread(&sc->g, r);
+    return r;
+  }
   tl_ir_expr *value = tl_ir_mutate_expr(mu, s->u.store.value);
   if (!value) return NULL;
   tl_ir_span old = tl__loc_push(mod, s->span);
