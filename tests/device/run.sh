@@ -14,6 +14,9 @@
 #   export     tlc build --target cuda: a C program against the exported directory runs it
 #   memcheck   compute-sanitizer --tool memcheck on every kernel (nvrtc, default sizes)
 #   racecheck  compute-sanitizer --tool racecheck likewise
+#   python     the Python package's tests (python/tests) with torch on the GPU: the
+#              user API on CUDA tensors beside torch, and the CPU ones (SKIP without
+#              torch or pytest)
 # Prints a summary table; exits 1 if a step failed. About 4 to 6 minutes on a
 # 16-core H200 machine (the kernel cache of the examples step serves the sanitizers).
 set -u
@@ -64,7 +67,7 @@ t0=$(date +%s)
   cmake -S "$root" -B "$root/build-device" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTL_DEVICE_TESTS=ON \
     -DTL_BUILD_FUZZ=OFF -DTL_BUILD_BENCH=OFF &&
     cmake --build "$root/build-device" -j "$jobs" --target tlc test_cuda_examples test_codegen_cuda \
-      test_cuda_backend bench_cuda_launch bench_cuda_bandwidth bench_cuda_compile bench_cuda_gemm
+      test_cuda_backend bench_cuda_launch bench_cuda_bandwidth bench_cuda_compile bench_cuda_gemm tl_python_ext
 } >"$logs/build.log" 2>&1
 st=$?
 record build $st "$logs/build.log" "$(( $(date +%s) - t0 )) s"
@@ -106,6 +109,17 @@ for tool in memcheck racecheck; do
   [ "$st" = 77 ] && note=$(head -n 1 "$logs/$tool.log")
   record "$tool" $st "$logs/$tool.log" "${note:-see the log}, $(( $(date +%s) - t0 )) s"
 done
+
+# ------------------------------------------------------------- python
+t0=$(date +%s)
+if [ -n "$dry" ] || ! python3 -c "import pytest, torch" >/dev/null 2>&1; then
+  echo "skipped: a dry run, or no pytest and torch for python3" >"$logs/python.log"; st=77
+else
+  PYTHONPATH="$root/build-device/python${PYTHONPATH:+:$PYTHONPATH}" timeout 300 \
+    python3 -m pytest -q -p no:cacheprovider "$root/python/tests" >"$logs/python.log" 2>&1
+  st=$?
+fi
+record python $st "$logs/python.log" "$(tail -n 1 "$logs/python.log" | cut -c1-70), $(( $(date +%s) - t0 )) s"
 
 echo
 echo "== tests/device/run.sh: $(( $(date +%s) - start_all )) s; logs in $logs =="
