@@ -96,6 +96,7 @@ static const cuda_case k_cuda_cases[] = {
      CUDA_MMA_GRIDS_SRC, 1e-5, "tl_mma_m16n8k16_f16(&"},
     {"row statistics as projections of the mma accumulators, P @ V with P in registers", "rows", CUDA_ROWS_SRC, 1e-3,
      "tl_mma_m16n8k16_f16(&"},
+    {"P @ V with P staged through shared memory, in a loop", "staged", CUDA_RS_STAGED_SRC, 1e-3, "p_stage"},
     {"atomic adds of 16-bit floats, float64, int8 (wrapping), int16 and int64 from several blocks", "atom",
      CUDA_HDR "@T.prim_func\n"
               "def atom(A: T.Tensor((8, 16), \"float16\"), S: T.Tensor((16,), \"float16\"),\n"

@@ -206,6 +206,33 @@
   "            R[i] = r[i]\n" \
   "        T.copy(m, M)\n"
 
+/* P @ V with P a fragment whose layout is not the mma A operand map (its gemm's
+ * warps split the columns: FullCol on two warps): staged through a shared tile
+ * per use, inside a loop with no other shared write (only the staging's own
+ * barrier keeps the next round's stores from the slower warps' reads). */
+#define CUDA_RS_STAGED_SRC \
+  "import tilelang.language as T\n" \
+  "@T.prim_func\n" \
+  "def staged(A: T.Tensor((32, 32), \"float16\"), B: T.Tensor((32, 32), \"float16\"), V: T.Tensor((32, 32), \"float16\"),\n" \
+  "           O: T.Tensor((32, 32), \"float32\")):\n" \
+  "    with T.Kernel(1, threads=64) as bx:\n" \
+  "        a = T.alloc_shared((32, 32), \"float16\")\n" \
+  "        b = T.alloc_shared((32, 32), \"float16\")\n" \
+  "        v = T.alloc_shared((32, 32), \"float16\")\n" \
+  "        s = T.alloc_fragment((32, 32), \"float32\")\n" \
+  "        p = T.alloc_fragment((32, 32), \"float16\")\n" \
+  "        o = T.alloc_fragment((32, 32), \"float32\")\n" \
+  "        T.copy(A, a)\n" \
+  "        T.copy(B, b)\n" \
+  "        T.copy(V, v)\n" \
+  "        T.clear(o)\n" \
+  "        for t in T.serial(2):\n" \
+  "            T.gemm(a, b, s, transpose_B=True, clear_accum=True, policy=T.GemmWarpPolicy.FullCol)\n" \
+  "            for i, j in T.Parallel(32, 32):\n" \
+  "                p[i, j] = s[i, j] * 0.125 + t\n" \
+  "            T.gemm(p, v, o, policy=T.GemmWarpPolicy.FullCol)\n" \
+  "        T.copy(o, O)\n"
+
 /* T.atomic_max / T.atomic_min in upstream's style: elementwise inside T.Parallel
  * from several blocks into the same global elements (float32, int32, uint32,
  * float64, int64), with memory_order=, on a fragment (a plain max), and a tile

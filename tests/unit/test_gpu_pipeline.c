@@ -168,6 +168,8 @@ static const src_case k_cases[] = {
      CUDA_MMA_GRIDS_SRC, {{0}}, 0, 0},
     {"row statistics as projections of the mma accumulators (across warps and within), P @ V with P in registers",
      "rows", CUDA_ROWS_SRC, {{0}}, 0, 1e-5},
+    {"P @ V with P staged through shared memory (its layout not the A operand map), in a loop", "staged",
+     CUDA_RS_STAGED_SRC, {{0}}, 0, 0},
     {"a T.Parallel over memory that rewrites a replicated fragment in place (a log-sum-exp written out)", "lse",
      HDR "@T.prim_func\n"
          "def lse(A: T.Tensor((32, 32), \"float32\"), L: T.Tensor((32,), \"float32\"), B: T.Tensor((32, 32), \"float32\"),\n"

@@ -146,6 +146,38 @@ static tl_ir_stmt *ldmatrix(tl_ir_module *mod, tl_ir_buffer *dst, tl_ir_expr *at
   return tl_ir_eval(mod, tl_ir_call(mod, TL_OP_LDMATRIX_X4, TL_DT_HANDLE, 3, args));
 }
 
+bool tl__gpu_rs_operand_direct(const tl__gpu_layout *A, const tl__gpu_layout *C) {
+  return C->mma && !C->proj && A->mma && !A->proj && A->WN == 1 && A->WM == C->WM && A->RR == C->RR && A->RC % 2 == 0;
+}
+
+/* A fragment operand whose layout is not the instruction's operand map, copied by
+ * its owners into a shared tile (rows padded by 8 elements: ldmatrix rows free of
+ * bank conflicts) that the gemm then reads as an SS operand: the statements
+ * `alloc; stores; barrier` into staging[0..3), and *o pointed at the tile. */
+static tl_status stage_operand(tl__gpu_ctx *c, const tl__gpu_frag *fa, mma_operand *o, tl_ir_stmt **staging) {
+  tl_ir_module *mod = c->mod;
+  const tl__gpu_layout *AL = &fa->layout;
+  tl_ir_expr *shape[2] = {tl_ir_i32(mod, o->rows), tl_ir_i32(mod, o->cols)};
+  tl_ir_expr *strides[2] = {tl_ir_i32(mod, o->cols + 8), tl_ir_i32(mod, 1)};
+  char name[300];
+  snprintf(name, sizeof name, "%s_stage", fa->buf->name);
+  tl_ir_buffer *sh = tl_ir_buffer_new(mod, name, fa->buf->dtype, 2, shape, strides, TL_SCOPE_SHARED);
+  TL__TRY(tl__built(mod, sh));
+  tl__gpu_slots s;
+  TL__TRY(tl__gpu_slots_make(mod, AL, c->tid, &s));
+  tl_ir_expr *idx[TL__GPU_MAX_RANK];
+  tl__gpu_slot_indices(mod, AL, &s, idx);
+  staging[0] = tl_ir_alloc(mod, sh);
+  staging[1] = tl__gpu_slots_loops(mod, AL, &s, tl_ir_store(mod, sh, 2, idx, tl_ir_load(mod, fa->local, 1, &s.slot)));
+  staging[2] = tl_ir_barrier(mod);
+  for (int i = 0; i < 3; i++) TL__TRY(tl__built(mod, staging[i]));
+  tl_ir_expr *zero[2] = {tl_ir_i32(mod, 0), tl_ir_i32(mod, 0)};
+  o->e = tl_ir_region(mod, sh, zero, shape, TL_REGION_SLICE);
+  o->buf = sh;
+  o->nd = 2;
+  return tl__built(mod, o->e);
+}
+
 tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out) {
   tl_ir_module *mod = c->mod;
   char why[160];
@@ -160,12 +192,16 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   if (!f || !f->layout.mma || !f->local)
     return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: C is not a fragment of the mma layout");
   const tl__gpu_layout *L = &f->layout;
-  /* RS: A is a fragment whose layout layout.c matched to the operand map */
+  /* RS: A is a distributed fragment; in registers as they are when its layout is
+   * the operand map (tl__gpu_rs_operand_direct), else staged through shared memory */
   const tl__gpu_frag *fa = A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT ? tl__gpu_find_frag(c->info, A.buf) : NULL;
-  if (A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT &&
-      (!fa || !fa->local || !fa->layout.mma || fa->layout.proj || fa->layout.WN != 1 || fa->layout.WM != L->WM ||
-       fa->layout.RR != L->RR))
-    return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: fragment A does not have the mma operand layout");
+  if (A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT && (!fa || !fa->local || fa->layout.replicated || fa->layout.proj))
+    return tl__pass_error(TL_EINTERNAL, call->span, "T.gemm: fragment A is not distributed");
+  tl_ir_stmt *staging[3] = {NULL, NULL, NULL};
+  if (fa && !tl__gpu_rs_operand_direct(&fa->layout, L)) {
+    TL__TRY(stage_operand(c, fa, &A, staging));
+    fa = NULL;
+  }
   int64_t ta = 0, tb = 0, clear = 0;
   tl__is_const_int(call->u.call.args[3], &ta);
   tl__is_const_int(call->u.call.args[4], &tb);
@@ -272,8 +308,9 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
    * took NVRTC's 128 x 128 tile to 253 registers; on the square warp grid it is
    * 208 and no configuration of the resource golden spills in the GEMM. */
   tl_ir_stmt *body = loop1(mod, TL_FOR_UNROLLED, kk, K / 16, tl_ir_seq(mod, nstep, step));
-  tl_ir_stmt *parts[4];
+  tl_ir_stmt *parts[8];
   uint32_t n = 0;
+  for (int i = 0; i < 3 && staging[0]; i++) parts[n++] = staging[i];
   if (clear) {
     tl_ir_expr *vz = tl_ir_var_ref(mod, z);
     parts[n++] = loop1(mod, TL_FOR_UNROLLED, z, L->slots, tl_ir_store(mod, f->local, 1, &vz, tl__zero(mod, TL_DT_FLOAT32)));
@@ -281,6 +318,8 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   if (!fa) parts[n++] = tl_ir_alloc(mod, af);
   parts[n++] = tl_ir_alloc(mod, bf);
   parts[n++] = body;
+  /* a staged operand in a loop: the next round's stores wait until every warp has read */
+  if (staging[0] && c->loop_depth) parts[n++] = tl_ir_barrier(mod);
   *out = tl_ir_seq(mod, n, parts);
   return tl__built(mod, *out);
 }

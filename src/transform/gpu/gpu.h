@@ -283,6 +283,11 @@ typedef struct tl__gpu_ctx {
  * says which condition failed; when so, *wm and *wn (if not NULL) get the grid. */
 bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_params *p, char *why, size_t cap,
                            int64_t *wm, int64_t *wn);
+/* Whether an RS gemm's A of distributed layout A feeds the instruction from its
+ * registers as they are over accumulator layout C: the accumulator layout of its
+ * own M x K on C's warp rows and one warp column (two 8-column C tiles are one A
+ * tile). Otherwise the lowering stages A through a shared tile (gemm_mma.c). */
+bool tl__gpu_rs_operand_direct(const tl__gpu_layout *A, const tl__gpu_layout *C);
 /* T.gemm on the tensor cores over an accumulator of the mma layout (gemm_mma.c). */
 tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_stmt **out);
 /* T.gemm whose C is a distributed fragment (gemm.c). */

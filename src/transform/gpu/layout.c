@@ -915,13 +915,14 @@ static bool project_group(scan *c, int i) {
   return true;
 }
 
-/* Whether RS gemm g's A has the tensor cores' A operand layout: the accumulator
- * layout of its own M x K on the gemm's warp rows and one warp column, so that
- * the 16 x 16 A tile of k step kk is slots [(rr*RC + 2kk)*4, +8) (gemm_mma.c). */
+/* Whether RS gemm g can run on the tensor cores with its A distributed: its C has
+ * the mma layout and A a distributed 2-D layout (used from its registers where
+ * that is the operand map, tl__gpu_rs_operand_direct, else staged through shared
+ * memory by gemm_mma.c). */
 static bool rs_operand_fits(scan *c, const gemm_fact *g) {
   const tl__gpu_layout *A = &frag_at(c, find_root(c->info, g->a))->layout;
   const tl__gpu_layout *C = &frag_at(c, find_root(c->info, g->c))->layout;
-  return C->mma && !C->proj && A->mma && !A->proj && A->WN == 1 && A->WM == C->WM && A->RR == C->RR && A->RC % 2 == 0;
+  return C->mma && !C->proj && !A->replicated && !A->proj;
 }
 
 /* Checks the choices that depend on other fragments' layouts; false (one more
@@ -932,9 +933,7 @@ static bool validate(scan *c) {
     const gemm_fact *g = &TL__VEC_AT(&c->gemms, gemm_fact, k);
     if (g->a < 0 || frag_at(c, g->a)->why || !g->fits) continue;
     if (!rs_operand_fits(c, g)) {
-      set_reason(c, g->a, "operand A of T.gemm, in registers without the tensor cores' operand layout (the accumulator "
-                          "layout of the gemm's warp rows on one warp column)",
-                 g->call->span);
+      set_reason(c, g->a, "operand A of T.gemm, whose accumulator is not on the tensor cores", g->call->span);
       return false;
     }
   }
