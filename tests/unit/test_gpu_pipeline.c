@@ -170,6 +170,18 @@ static const src_case k_cases[] = {
      "rows", CUDA_ROWS_SRC, {{0}}, 0, 1e-5},
     {"P @ V with P staged through shared memory (its layout not the A operand map), in a loop", "staged",
      CUDA_RS_STAGED_SRC, {{0}}, 0, 0},
+    {"a local.var allocated inside T.Parallel: each iteration's own temporary (upstream's pdl test)", "tmp",
+     HDR "@T.prim_func\n"
+         "def tmp(A: T.Tensor((200,), \"float32\"), B: T.Tensor((200,), \"float32\")):\n"
+         "    with T.Kernel(T.ceildiv(200, 64), threads=64) as bx:\n"
+         "        for i in T.Parallel(64):\n"
+         "            idx = bx * 64 + i\n"
+         "            x = T.alloc_var(\"float32\", init=A[T.min(idx, 199)])\n"
+         "            for _ in T.serial(3):\n"
+         "                x = x * 0.5 + 1.0\n"
+         "            if idx < 200:\n"
+         "                B[idx] = x\n",
+     {{0}}, 0, 0},
     {"a T.Parallel over memory that rewrites a replicated fragment in place (a log-sum-exp written out)", "lse",
      HDR "@T.prim_func\n"
          "def lse(A: T.Tensor((32, 32), \"float32\"), L: T.Tensor((32,), \"float32\"), B: T.Tensor((32, 32), \"float32\"),\n"

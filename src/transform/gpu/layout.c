@@ -275,6 +275,7 @@ typedef struct loop_facts {
   tl__vec writes; /* write_fact: stores to fragments, local buffers and local.vars */
   tl__vec reads;  /* int: fragments it reads */
   tl__vec prefix; /* prefix_fact */
+  tl__vec own;    /* const tl_ir_buffer *: local buffers and vars allocated in its body (each iteration's own) */
   bool writes_memory;
   bool atomics;                   /* it adds atomically (a replicated run would add T times) */
   const tl_ir_buffer *memory_buf; /* one shared/global buffer it writes, for messages */
@@ -436,6 +437,9 @@ static void note_access(scan *c, const tl_ir_buffer *b, tl_ir_expr *const *idx, 
   }
   case TL_SCOPE_LOCAL:
   case TL_SCOPE_LOCAL_VAR:
+    if (lf)
+      for (size_t k = 0; k < lf->own.len; k++)
+        if (TL__VEC_AT(&lf->own, const tl_ir_buffer *, k) == b) return; /* an iteration's own temporary */
     if (lf && write && c->st == TL_OK) c->st = tl__vec_push(&lf->writes, &(write_fact){b, store, false});
     return;
   default:
@@ -615,7 +619,7 @@ static void scan_stmt(scan *c, const tl_ir_stmt *s) {
     }
     if (s->u.loop.kind == TL_FOR_PARALLEL && c->cur < 0) {
       loop_facts lf = {s, TL__VEC_INIT(int), TL__VEC_INIT(write_fact), TL__VEC_INIT(int), TL__VEC_INIT(prefix_fact),
-                       false, false, NULL, 0};
+                       TL__VEC_INIT(const tl_ir_buffer *), false, false, NULL, 0};
       c->st = tl__vec_push(&c->facts, &lf);
       if (c->st != TL_OK) return;
       c->cur = (int)c->facts.len - 1;
@@ -642,6 +646,11 @@ static void scan_stmt(scan *c, const tl_ir_stmt *s) {
     return;
   case TL_STMT_ALLOC: {
     const tl_ir_buffer *b = s->u.alloc.buffer;
+    loop_facts *alf = cur_facts(c);
+    if (alf && (b->scope == TL_SCOPE_LOCAL || b->scope == TL_SCOPE_LOCAL_VAR)) {
+      c->st = tl__vec_push(&alf->own, &b);
+      return;
+    }
     if (b->scope != TL_SCOPE_LOCAL_FRAGMENT || frag_index(c, b) >= 0) return;
     int64_t shape[TL__GPU_MAX_RANK];
     if (b->ndim == 0 || b->ndim > TL__GPU_MAX_RANK) {
@@ -1092,6 +1101,7 @@ tl_status tl__gpu_infer_layouts(const tl_ir_stmt *k, const tl__gpu_params *p, tl
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).writes);
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).reads);
     tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).prefix);
+    tl__vec_free(&TL__VEC_AT(&c.facts, loop_facts, i).own);
   }
   tl__vec_free(&c.facts);
   tl__vec_free(&c.gemms);
