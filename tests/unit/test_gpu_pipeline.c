@@ -170,6 +170,26 @@ static const src_case k_cases[] = {
      "rows", CUDA_ROWS_SRC, {{0}}, 0, 1e-5},
     {"P @ V with P staged through shared memory (its layout not the A operand map), in a loop", "staged",
      CUDA_RS_STAGED_SRC, {{0}}, 0, 0},
+    {"a per-row scale loaded into a fragment and applied beside the accumulator's rows (a projection of its reader)",
+     "rowscale",
+     HDR "@T.prim_func\n"
+         "def rowscale(A: T.Tensor((64, 32), \"float16\"), B: T.Tensor((64, 32), \"float16\"), S: T.Tensor((64,), \"float32\"),\n"
+         "             C: T.Tensor((64, 64), \"float32\")):\n"
+         "    with T.Kernel(1, threads=128) as bx:\n"
+         "        a = T.alloc_shared((64, 32), \"float16\")\n"
+         "        b = T.alloc_shared((64, 32), \"float16\")\n"
+         "        c = T.alloc_fragment((64, 64), \"float32\")\n"
+         "        s = T.alloc_fragment((64,), \"float32\")\n"
+         "        T.copy(A, a)\n"
+         "        T.copy(B, b)\n"
+         "        T.copy(S, s)\n"
+         "        T.gemm(a, b, c, transpose_B=True, clear_accum=True)\n"
+         "        for i in T.Parallel(64):\n"
+         "            s[i] = s[i] * 2.0\n"
+         "        for i, j in T.Parallel(64, 64):\n"
+         "            c[i, j] = c[i, j] * s[i]\n"
+         "        T.copy(c, C)\n",
+     {{0}}, 0, 0},
     {"a local.var allocated inside T.Parallel: each iteration's own temporary (upstream's pdl test)", "tmp",
      HDR "@T.prim_func\n"
          "def tmp(A: T.Tensor((200,), \"float32\"), B: T.Tensor((200,), \"float32\")):\n"

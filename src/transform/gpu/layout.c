@@ -894,6 +894,41 @@ static const reduce_fact *group_reduce(scan *c, int i) {
   return NULL;
 }
 
+/* The first loop that reads a member of the group rooted at i at the row of its
+ * own element, or NULL. */
+static const loop_facts *prefix_reader(scan *c, int i) {
+  for (size_t li = 0; li < c->facts.len; li++) {
+    const loop_facts *lf = &TL__VEC_AT(&c->facts, loop_facts, li);
+    for (size_t k = 0; k < lf->prefix.len; k++) {
+      int fi = TL__VEC_AT(&lf->prefix, prefix_fact, k).frag;
+      if (!frag_at(c, fi)->why && find_root(c->info, fi) == i) return lf;
+    }
+  }
+  return NULL;
+}
+
+/* A group with no reduction into it but read at rows (a per-row scale loaded from
+ * memory, `acc[i, j] *= s[i]`) takes the row projection of the layout of the first
+ * loop reading it, when that loop follows a group chosen directly (not itself a
+ * projection); otherwise it keeps its own layout and the row check decides. */
+static void project_readers_group(scan *c, int i) {
+  const loop_facts *lf = prefix_reader(c, i);
+  if (!lf) return;
+  for (size_t k = 0; k < lf->ident.len; k++) {
+    int fi = TL__VEC_AT(&lf->ident, int, k);
+    if (frag_at(c, fi)->why) continue;
+    int root = find_root(c->info, fi);
+    const tl__gpu_layout *P = &frag_at(c, root)->layout;
+    if (group_reduce(c, root) || prefix_reader(c, root) || P->replicated || P->proj) return;
+    tl__gpu_frag *f = frag_at(c, i);
+    if (P->ndim != f->layout.ndim + 1) return;
+    tl__gpu_layout proj;
+    tl__gpu_layout_project(P, f->layout.shape, f->layout.ndim, &proj);
+    f->layout = proj;
+    return;
+  }
+}
+
 /* Gives the group rooted at i the row projection of its reductions' sources;
  * false (a destination made replicated, to try again) when one is replicated
  * or two disagree. */
@@ -992,6 +1027,9 @@ static tl_status resolve_once(scan *c, bool *again) {
       *again = true;
       return TL_OK;
     }
+  for (size_t i = 0; i < info->frags.len; i++)
+    if (!frag_at(c, (int)i)->why && find_root(info, (int)i) == (int)i && !group_reduce(c, (int)i))
+      project_readers_group(c, (int)i);
   for (size_t i = 0; i < info->frags.len; i++) {
     tl__gpu_frag *f = frag_at(c, (int)i);
     int r = find_root(info, (int)i);
