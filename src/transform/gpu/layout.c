@@ -355,11 +355,9 @@ static const char *index_text(tl_ir_expr *const *idx, uint32_t n, char *buf, siz
   return buf;
 }
 
-/* True if idx are the loop's leading variables, one per dim of a buffer with one
- * dim fewer than the loop, whose constant shape equals those extents (starts 0):
- * the row of the loop's own element. */
-static bool is_row_of(const tl_ir_stmt *loop, const tl_ir_buffer *b, tl_ir_expr *const *idx, uint32_t n) {
-  if (!loop || n == 0 || n != b->ndim || n + 1 != loop->u.loop.n) return false;
+/* True if idx[0..n) are the loop's first n variables over a buffer whose first n
+ * constant extents equal the loop's (starts 0). */
+static bool leading_vars(const tl_ir_stmt *loop, const tl_ir_buffer *b, tl_ir_expr *const *idx, uint32_t n) {
   for (uint32_t d = 0; d < n; d++) {
     int64_t ext, dim;
     if (!idx[d] || idx[d]->kind != TL_EXPR_VAR || idx[d]->u.var != loop->u.loop.vars[d]) return false;
@@ -370,18 +368,16 @@ static bool is_row_of(const tl_ir_stmt *loop, const tl_ir_buffer *b, tl_ir_expr 
   return true;
 }
 
+/* True if idx are the loop's leading variables, one per dim of a buffer with one
+ * dim fewer than the loop: the row of the loop's own element. */
+static bool is_row_of(const tl_ir_stmt *loop, const tl_ir_buffer *b, tl_ir_expr *const *idx, uint32_t n) {
+  return loop && n > 0 && n == b->ndim && n + 1 == loop->u.loop.n && leading_vars(loop, b, idx, n);
+}
+
 /* True if idx are exactly the loop's variables, in order, over a buffer whose
  * constant shape equals the loop's constant extents (starts 0). */
 static bool is_identity(const tl_ir_stmt *loop, const tl_ir_buffer *b, tl_ir_expr *const *idx, uint32_t n) {
-  if (!loop || n != loop->u.loop.n || n != b->ndim) return false;
-  for (uint32_t d = 0; d < n; d++) {
-    int64_t ext, dim;
-    if (!idx[d] || idx[d]->kind != TL_EXPR_VAR || idx[d]->u.var != loop->u.loop.vars[d]) return false;
-    if (!tl__is_int(loop->u.loop.mins[d], 0) || !tl__is_const_int(loop->u.loop.extents[d], &ext) ||
-        !tl__is_const_int(b->shape[d], &dim) || ext != dim)
-      return false;
-  }
-  return true;
+  return loop && n == loop->u.loop.n && n == b->ndim && leading_vars(loop, b, idx, n);
 }
 
 static void push_unique_int(scan *c, tl__vec *v, int x) {
