@@ -165,16 +165,18 @@ EXAMPLE_FILES = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")) if 
 @pytest.mark.parametrize("example", EXAMPLE_FILES)
 def test_every_example_against_the_interpreter(example, rng):
     path = os.path.join(EXAMPLES, example)
-    kernel = tb.compile(path, target="c")
     mod = tb.IRModule.from_file(path)
-    args = random_args(kernel, rng)
-    expected = reference(mod, None, *args)
-    got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-    kernel(*got)
-    for name, g, e in zip(kernel.params, got, expected):
-        if isinstance(g, np.ndarray):
-            tol = 2e-2 if g.dtype == np.float16 else 1e-5
-            np.testing.assert_allclose(g, e, rtol=tol, atol=tol, err_msg=f"{example}: parameter {name}")
+    # a file with several kernels (flash_decoding.py: split and combine): each one
+    for func in mod.functions:
+        kernel = tb.compile(path, name=func, target="c")
+        args = random_args(kernel, rng)
+        expected = reference(mod, func, *args)
+        got = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        kernel(*got)
+        for name, g, e in zip(kernel.params, got, expected):
+            if isinstance(g, np.ndarray):
+                tol = 2e-2 if g.dtype == np.float16 else 1e-5
+                np.testing.assert_allclose(g, e, rtol=tol, atol=tol, err_msg=f"{example} {func}: parameter {name}")
 
 
 def test_every_available_execution_backend(rng):

@@ -58,6 +58,8 @@ static const size_case k_cases[] = {
     {"flash_attention", "", ""},
     {"flash_attention", "is_causal=True seq_q=33 seq_kv=50", ""},
     {"flash_attention_gqa", "is_causal=True seq_q=40", ""},
+    {"flash_decoding", "", ""},
+    {"flash_decoding", "num_split=4 seqlen_kv=77 block_N=16", ""},
 };
 #define NCASES (sizeof k_cases / sizeof *k_cases)
 
@@ -91,21 +93,26 @@ static void run_all(const char *exec) {
       snprintf(dnames[i], sizeof dnames[i], "%.*s", (int)(eq - dimv[i]), dimv[i]);
       dims[i] = (tlc_dim_binding){dnames[i], eq + 1};
     }
-    tl_ir_module *m = e2e_parse_file(e2e_example(sc->example), params);
-    assert_int_equal(tl_ir_module_num_funcs(m), 1);
-    const tl_ir_func *f = tl_ir_module_func(m, 0);
-    tl_kernel *k = NULL;
-    if (tl_compile(m, NULL, &o, &k) != TL_OK)
-      fail_msg("%s [%s] through %s: %s", sc->example, sc->params, exec, tl_last_error());
-    assert_string_equal(tl_kernel_execution_backend(k), exec);
-    assert_string_equal(tl_kernel_name(k), f->name);
-    /* Two seeds: the inputs matter, not only the shapes. */
-    uint64_t n = e2e_run_and_compare(m, f, k, dims, nd, 1);
-    n += e2e_run_and_compare(m, f, k, dims, nd, 2);
-    printf("  %-7s %-16s %-52s %-12s %8llu elements match\n", exec, sc->example, sc->params, sc->dims,
-           (unsigned long long)n);
-    tl_kernel_release(k);
-    tl_ir_module_free(m);
+    /* A file with several kernels (flash_decoding.py's split and combine): each one, compiled alone. */
+    tl_ir_module *all = e2e_parse_file(e2e_example(sc->example), params);
+    for (size_t fi = 0; fi < tl_ir_module_num_funcs(all); fi++) {
+      tl_ir_module *m = e2e_parse_file_func(e2e_example(sc->example), tl_ir_module_func(all, fi)->name, params);
+      assert_int_equal(tl_ir_module_num_funcs(m), 1);
+      const tl_ir_func *f = tl_ir_module_func(m, 0);
+      tl_kernel *k = NULL;
+      if (tl_compile(m, NULL, &o, &k) != TL_OK)
+        fail_msg("%s [%s] through %s: %s", sc->example, sc->params, exec, tl_last_error());
+      assert_string_equal(tl_kernel_execution_backend(k), exec);
+      assert_string_equal(tl_kernel_name(k), f->name);
+      /* Two seeds: the inputs matter, not only the shapes. */
+      uint64_t n = e2e_run_and_compare(m, f, k, dims, nd, 1);
+      n += e2e_run_and_compare(m, f, k, dims, nd, 2);
+      printf("  %-7s %-16s %-52s %-12s %8llu elements match\n", exec, f->name, sc->params, sc->dims,
+             (unsigned long long)n);
+      tl_kernel_release(k);
+      tl_ir_module_free(m);
+    }
+    tl_ir_module_free(all);
   }
   e2e_cache_done(cache);
 }

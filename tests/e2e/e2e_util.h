@@ -27,8 +27,8 @@ static inline const char *e2e_example(const char *name) {
   return path;
 }
 
-/* Parses `path` with the bindings ("K=V" strings, NULL-terminated). */
-static inline tl_ir_module *e2e_parse_file(const char *path, const char *const *params) {
+/* Parses function `func` of `path` (NULL: all of them) with the bindings ("K=V" strings, NULL-terminated). */
+static inline tl_ir_module *e2e_parse_file_func(const char *path, const char *func, const char *const *params) {
   tl_ir_const_binding b[16];
   char names[16][64];
   size_t n = 0;
@@ -41,10 +41,16 @@ static inline tl_ir_module *e2e_parse_file(const char *path, const char *const *
     b[n].name = names[n];
     b[n].value = eq + 1;
   }
-  tl_ir_parse_options o = {sizeof o, b, n, NULL, false};
+  /* One function of several may not read every binding; the whole file's parse checks them all. */
+  tl_ir_parse_options o = {sizeof o, b, n, func, func != NULL};
   tl_ir_module *m = NULL;
   TL_ASSERT_OK(tl_ir_parse_file(path, &o, &m));
   return m;
+}
+
+/* Parses `path` with the bindings ("K=V" strings, NULL-terminated). */
+static inline tl_ir_module *e2e_parse_file(const char *path, const char *const *params) {
+  return e2e_parse_file_func(path, NULL, params);
 }
 
 /* True if the execution backend `exec` can be used for target c here; prints why not. */

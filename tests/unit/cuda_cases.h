@@ -55,6 +55,8 @@ static const cuda_example k_cuda_examples[] = {
     {"flash_attention.py", "stages2_64x64", {{"is_causal", "True"}, {"seq_q", "100"}, {"block_M", "64"}, {"block_N", "64"}, {"num_stages", "2"}}, 5, 2e-3, 0},
     {"flash_attention_gqa.py", "default", {{0}}, 0, 2e-3, 0},
     {"flash_attention_gqa.py", "causal_q33_kv50", {{"is_causal", "True"}, {"seq_q", "33"}, {"seq_kv", "50"}}, 3, 2e-3, 0},
+    {"flash_decoding.py", "default", {{0}}, 0, 2e-3, 0},
+    {"flash_decoding.py", "split4_kv77", {{"num_split", "4"}, {"seqlen_kv", "77"}, {"block_N", "16"}}, 3, 2e-3, 0},
 };
 #define CUDA_NEXAMPLES (sizeof k_cuda_examples / sizeof k_cuda_examples[0])
 

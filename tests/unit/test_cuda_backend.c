@@ -560,15 +560,19 @@ static void test_nvrtc_every_example(void **state) {
   for (size_t i = 0; i < CUDA_NEXAMPLES + CUDA_NCASES; i++) {
     tl_ir_module *m = i < CUDA_NEXAMPLES ? cuda_parse_example(&k_cuda_examples[i])
                                          : cuda_parse_case(&k_cuda_cases[i - CUDA_NEXAMPLES]);
-    const char *func = i < CUDA_NEXAMPLES ? NULL : k_cuda_cases[i - CUDA_NEXAMPLES].func;
-    tl_kernel *k = NULL;
-    if (tl_compile(m, func, &o, &k) != TL_OK)
-      fail_msg("%s: %s", i < CUDA_NEXAMPLES ? k_cuda_examples[i].file : k_cuda_cases[i - CUDA_NEXAMPLES].name,
-               tl_last_error());
-    assert_string_equal(tl_kernel_execution_backend(k), "nvrtc");
-    assert_non_null(strstr(tl_kernel_device_source(k), "extern \"C\" __global__"));
-    assert_non_null(tl_kernel_get_table(k));
-    tl_kernel_release(k);
+    /* an example file with several kernels (flash_decoding.py): each one */
+    size_t nfuncs = i < CUDA_NEXAMPLES ? tl_ir_module_num_funcs(m) : 1;
+    for (size_t fi = 0; fi < nfuncs; fi++) {
+      const char *func = i < CUDA_NEXAMPLES ? tl_ir_module_func(m, fi)->name : k_cuda_cases[i - CUDA_NEXAMPLES].func;
+      tl_kernel *k = NULL;
+      if (tl_compile(m, func, &o, &k) != TL_OK)
+        fail_msg("%s: %s", i < CUDA_NEXAMPLES ? k_cuda_examples[i].file : k_cuda_cases[i - CUDA_NEXAMPLES].name,
+                 tl_last_error());
+      assert_string_equal(tl_kernel_execution_backend(k), "nvrtc");
+      assert_non_null(strstr(tl_kernel_device_source(k), "extern \"C\" __global__"));
+      assert_non_null(tl_kernel_get_table(k));
+      tl_kernel_release(k);
+    }
     tl_ir_module_free(m);
   }
 }

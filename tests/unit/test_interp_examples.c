@@ -16,11 +16,13 @@ typedef struct run {
   tlc_kernel_io *io;
 } run;
 
-static void run_example(const char *file, const tl_ir_const_binding *consts, size_t nconsts,
-                        const tlc_dim_binding *dims, size_t ndims, run *r) {
+/* `func` picks one function of a file that defines several (NULL: the file's only one). */
+static void run_example_func(const char *file, const char *func, const tl_ir_const_binding *consts, size_t nconsts,
+                             const tlc_dim_binding *dims, size_t ndims, run *r) {
   char path[512];
   snprintf(path, sizeof path, "%s/examples/%s", TL_SOURCE_DIR, file);
-  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, NULL, false};
+  /* one function of several may not read every binding (flashattn_combine has no seqlen_kv) */
+  tl_ir_parse_options opts = {sizeof opts, consts, nconsts, func, func != NULL};
   TL_ASSERT_OK(tl_ir_parse_file(path, &opts, &r->m));
   TL_ASSERT_OK(tl_ir_verify_module(r->m));
   assert_int_equal(tl_ir_module_num_funcs(r->m), 1);
@@ -28,6 +30,11 @@ static void run_example(const char *file, const tl_ir_const_binding *consts, siz
   TL_ASSERT_OK(tlc_kernel_io_create(r->m, r->f, dims, ndims, 100, 1234, &r->io));
   tlc_kernel_io_fill(r->io, 1234);
   TL_ASSERT_OK(tl_ir_interpret(r->m, r->f->name, r->io->args, (int)r->io->n));
+}
+
+static void run_example(const char *file, const tl_ir_const_binding *consts, size_t nconsts,
+                        const tlc_dim_binding *dims, size_t ndims, run *r) {
+  run_example_func(file, NULL, consts, nconsts, dims, ndims, r);
 }
 
 static void run_free(run *r) {
@@ -171,6 +178,61 @@ static void test_adds(void **state) {
   run_free(&r);
 }
 
+/* Flash decoding (flash_decoding.py): the split kernel's partial outputs and
+ * log-sum-exps fed to the combine kernel give softmax(q K^T / sqrt(dim)) V of
+ * each head against its kv head (h / (heads / kv_heads)), computed here in double. */
+static void check_flash_decoding(const tl_ir_const_binding *consts, size_t nconsts, int heads, int kv_heads,
+                                 int seqlen, int dim) {
+  run sp, cb;
+  run_example_func("flash_decoding.py", "flashattn_split", consts, nconsts, NULL, 0, &sp);
+  run_example_func("flash_decoding.py", "flashattn_combine", consts, nconsts, NULL, 0, &cb);
+  /* combine(Output_partial, Lse, Output) reads split(Q, K, V, Output_partial, Lse)'s outputs */
+  for (uint32_t i = 0; i < 2; i++) {
+    const DLTensor *from = &sp.io->tensors[3 + i];
+    memcpy(cb.io->tensors[i].data, from->data, numel(from) * sizeof(float));
+  }
+  TL_ASSERT_OK(tl_ir_interpret(cb.m, cb.f->name, cb.io->args, (int)cb.io->n));
+  const DLTensor *q = &sp.io->tensors[0], *k = &sp.io->tensors[1], *v = &sp.io->tensors[2];
+  const DLTensor *o = &cb.io->tensors[2];
+  tl_dtype f16 = dt_of(q->dtype);
+  assert_int_equal(numel(o), (uint64_t)heads * dim);
+  double *p = calloc((size_t)seqlen, sizeof *p);
+  assert_non_null(p);
+  for (int h = 0; h < heads; h++) {
+    int g = h / (heads / kv_heads);
+    double mx = -INFINITY, sum = 0;
+    for (int j = 0; j < seqlen; j++) {
+      double dot = 0;
+      for (int d = 0; d < dim; d++)
+        dot += elem_read(f16, (const uint16_t *)q->data + h * dim + d) *
+               elem_read(f16, (const uint16_t *)k->data + ((size_t)g * seqlen + j) * dim + d);
+      p[j] = dot / sqrt((double)dim);
+      mx = fmax(mx, p[j]);
+    }
+    for (int j = 0; j < seqlen; j++) sum += p[j] = exp(p[j] - mx);
+    for (int d = 0; d < dim; d++) {
+      double want = 0;
+      for (int j = 0; j < seqlen; j++)
+        want += p[j] / sum * elem_read(f16, (const uint16_t *)v->data + ((size_t)g * seqlen + j) * dim + d);
+      double got = elem_read(f16, (const uint16_t *)o->data + h * dim + d);
+      /* P is rounded to float16 before P V, and O to float16 at the end */
+      if (!(fabs(got - want) <= 1e-2 * fabs(want) + 2e-3))
+        fail_msg("flash_decoding Output[0, %d, %d] = %.6g, expected %.6g", h, d, got, want);
+    }
+  }
+  free(p);
+  run_free(&cb);
+  run_free(&sp);
+}
+
+static void test_flash_decoding(void **state) {
+  (void)state;
+  check_flash_decoding(NULL, 0, 4, 2, 100, 32);
+  /* four splits of 20 keys (the last 17), tiles of 16 that cross into the next split */
+  tl_ir_const_binding c[] = {{"num_split", "4"}, {"seqlen_kv", "77"}, {"block_N", "16"}};
+  check_flash_decoding(c, 3, 4, 2, 77, 32);
+}
+
 /* Every example interprets; those above are also checked against references. */
 static void test_every_example_runs(void **state) {
   (void)state;
@@ -183,19 +245,27 @@ static void test_every_example_runs(void **state) {
   while ((e = readdir(d)) != NULL) {
     size_t len = strlen(e->d_name);
     if (len < 4 || strcmp(e->d_name + len - 3, ".py") != 0) continue;
-    run r;
-    run_example(e->d_name, NULL, 0, NULL, 0, &r);
-    /* Every output was written: no poison (NaN) is left in it. */
-    for (uint32_t i = 0; i < r.io->n; i++) {
-      if (!r.io->is_output[i]) continue;
-      const DLTensor *t = &r.io->tensors[i];
-      tl_dtype dt = dt_of(t->dtype);
-      uint64_t cnt = numel(t);
-      for (uint64_t k = 0; k < cnt; k++)
-        if (tl_dtype_is_float(dt) && isnan(elem_read(dt, (const char *)t->data + k * tl_dtype_bytes(dt))))
-          fail_msg("%s: output '%s' element %" PRIu64 " is NaN", e->d_name, r.f->params[i].name, k);
+    /* A file with several kernels (flash_decoding.py's split and combine) runs each one. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", TL_SOURCE_DIR, e->d_name);
+    tl_ir_module *all = NULL;
+    TL_ASSERT_OK(tl_ir_parse_file(path, NULL, &all));
+    for (size_t fi = 0; fi < tl_ir_module_num_funcs(all); fi++) {
+      run r;
+      run_example_func(e->d_name, tl_ir_module_func(all, fi)->name, NULL, 0, NULL, 0, &r);
+      /* Every output was written: no poison (NaN) is left in it. */
+      for (uint32_t i = 0; i < r.io->n; i++) {
+        if (!r.io->is_output[i]) continue;
+        const DLTensor *t = &r.io->tensors[i];
+        tl_dtype dt = dt_of(t->dtype);
+        uint64_t cnt = numel(t);
+        for (uint64_t k = 0; k < cnt; k++)
+          if (tl_dtype_is_float(dt) && isnan(elem_read(dt, (const char *)t->data + k * tl_dtype_bytes(dt))))
+            fail_msg("%s: output '%s' element %" PRIu64 " is NaN", e->d_name, r.f->params[i].name, k);
+      }
+      run_free(&r);
     }
-    run_free(&r);
+    tl_ir_module_free(all);
     n++;
   }
   closedir(d);
@@ -211,6 +281,7 @@ int main(void) {
       cmocka_unit_test(test_transpose),
       cmocka_unit_test(test_row_sum_and_max),
       cmocka_unit_test(test_adds),
+      cmocka_unit_test(test_flash_decoding),
       cmocka_unit_test(test_every_example_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
