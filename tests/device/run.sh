@@ -115,11 +115,20 @@ t0=$(date +%s)
 if [ -n "$dry" ] || ! python3 -c "import pytest, torch" >/dev/null 2>&1; then
   echo "skipped: a dry run, or no pytest and torch for python3" >"$logs/python.log"; st=77
 else
-  PYTHONPATH="$root/build-device/python${PYTHONPATH:+:$PYTHONPATH}" timeout 300 \
-    python3 -m pytest -q -p no:cacheprovider "$root/python/tests" >"$logs/python.log" 2>&1
-  st=$?
+  # one process per file, as ctest runs them: some files change the process's
+  # registries for good (test_target_detectors.py replaces the detectors)
+  st=0 nfiles=0 nbad=0
+  : >"$logs/python.log"
+  for f in "$root"/python/tests/test_*.py; do
+    nfiles=$((nfiles + 1))
+    echo "== $(basename "$f")" >>"$logs/python.log"
+    PYTHONPATH="$root/build-device/python${PYTHONPATH:+:$PYTHONPATH}" timeout 300 \
+      python3 -m pytest -q -p no:cacheprovider "$f" >>"$logs/python.log" 2>&1
+    r=$?
+    [ $r -ne 0 ] && [ $r -ne 5 ] && { st=1; nbad=$((nbad + 1)); }
+  done
 fi
-record python $st "$logs/python.log" "$(tail -n 1 "$logs/python.log" | cut -c1-70), $(( $(date +%s) - t0 )) s"
+record python $st "$logs/python.log" "${nfiles:-0} test files, ${nbad:-0} failing, $(( $(date +%s) - t0 )) s"
 
 echo
 echo "== tests/device/run.sh: $(( $(date +%s) - start_all )) s; logs in $logs =="
