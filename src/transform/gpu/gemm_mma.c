@@ -15,7 +15,10 @@
  *     for rr, rc in unrolled(RR, RC): T.mma_m16n8k16(C[(rr*RC + rc)*4], a_frag[rr*8], b_frag[rc*4])
  *
  * with g = lane / 4, q = lane % 4, acol(i) = 2q + i%2 + 8*(i/4), bk(j) = 2q + j%2 +
- * 8*(j/2). A square warp grid loads each operand element into RR + RC
+ * 8*(j/2). A may be a fragment (RS): with the operand map's layout (accumulator
+ * layout on C's warp rows, one warp column) a_frag is its own slots
+ * [(rr*RC + 2kk)*4, +8) and is not loaded; with any other distributed layout it
+ * is first staged into a padded shared tile and read as above. A square warp grid loads each operand element into RR + RC
  * registers' worth per warp instead of a whole B per warp, and 8 consecutive
  * rows per ldmatrix matrix keep the padded tiles free of bank conflicts. Every
  * element of C accumulates its products with k ascending, so under the
