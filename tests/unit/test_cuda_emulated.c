@@ -220,7 +220,12 @@ static void test_examples(void **state) {
     char what[160];
     snprintf(what, sizeof what, "%s (%s)", ex->file, ex->label);
     tl_ir_module *m = cuda_parse_example(ex);
-    emulate(m, tl_ir_module_func(m, 0)->name, dims, 3, ex->tol, what);
+    /* every kernel of the file (flash_decoding.py: the split and the combine) */
+    for (size_t f = 0; f < tl_ir_module_num_funcs(m); f++) {
+      char fwhat[240];
+      snprintf(fwhat, sizeof fwhat, "%s %s", what, tl_ir_module_func(m, f)->name);
+      emulate(m, tl_ir_module_func(m, f)->name, dims, 3, ex->tol, fwhat);
+    }
     tl_ir_module_free(m);
   }
   /* sizes the tiles do not divide */
