@@ -71,11 +71,13 @@ bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_para
   if (!matrix_operand(call->u.call.args[0], &A) || !matrix_operand(call->u.call.args[1], &B) ||
       !matrix_operand(call->u.call.args[2], &C))
     return why_not(why, cap, "an operand is not a matrix of constant shape");
-  int64_t ta0 = 0;
-  tl__is_const_int(call->u.call.args[3], &ta0);
-  /* A in registers (RS): the whole fragment, not transposed; layout.c checks that
-   * its layout is the instruction's operand map */
-  bool rs = A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT && ta0 == 0 && A.buf->ndim == 2 && tl__gpu_region_is_whole(A.e);
+  int64_t ta = 0, tb = 0, clear = 0, policy = 0;
+  if (!tl__is_const_int(call->u.call.args[3], &ta) || !tl__is_const_int(call->u.call.args[4], &tb) ||
+      !tl__is_const_int(call->u.call.args[5], &clear) || !tl__is_const_int(call->u.call.args[6], &policy))
+    return why_not(why, cap, "transpose, clear or policy arguments are not constants");
+  /* A in registers (RS): the whole fragment, not transposed (used from its
+   * registers or staged through shared memory, tl__gpu_lower_gemm_mma) */
+  bool rs = A.buf->scope == TL_SCOPE_LOCAL_FRAGMENT && ta == 0 && A.buf->ndim == 2 && tl__gpu_region_is_whole(A.e);
   if ((!shared_scope(A.buf) && !rs) || !shared_scope(B.buf))
     return why_not(why, cap, "A is not in shared memory or a whole untransposed fragment, or B is not in shared memory");
   if (!half_dtype(A.buf->dtype) || !tl_dtype_eq(A.buf->dtype, B.buf->dtype))
@@ -83,10 +85,6 @@ bool tl__gpu_gemm_mma_fits(const tl_ir_expr *call, int64_t T, const tl__gpu_para
   if (C.buf->scope != TL_SCOPE_LOCAL_FRAGMENT || !tl_dtype_eq(C.buf->dtype, TL_DT_FLOAT32) || C.buf->ndim != 2 ||
       !tl__gpu_region_is_whole(C.e))
     return why_not(why, cap, "C is not a whole two-dimensional float32 fragment");
-  int64_t ta = 0, tb = 0, clear = 0, policy = 0;
-  if (!tl__is_const_int(call->u.call.args[3], &ta) || !tl__is_const_int(call->u.call.args[4], &tb) ||
-      !tl__is_const_int(call->u.call.args[5], &clear) || !tl__is_const_int(call->u.call.args[6], &policy))
-    return why_not(why, cap, "transpose, clear or policy arguments are not constants");
   int64_t M = C.rows, N = C.cols, K = ta ? A.rows : A.cols;
   if ((ta ? A.cols : A.rows) != M || (tb ? B.cols : B.rows) != K || (tb ? B.rows : B.cols) != N)
     return why_not(why, cap, "the operands' shapes do not agree");
@@ -239,10 +237,13 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
                              tl__add(mod, tl__floormod(mod, vi, tl_ir_i32(mod, 2)),
                                      tl__mul(mod, tl__floordiv(mod, vi, tl_ir_i32(mod, 4)), tl_ir_i32(mod, 8))));
   tl_ir_expr *aslot = tl__add(mod, tl__mul(mod, vrr, tl_ir_i32(mod, 8)), vi);
-  tl_ir_stmt *aload = tl_ir_store(mod, af, 1, &aslot, ta ? matrix_load(mod, &A, acol, arow) : matrix_load(mod, &A, arow, acol));
-  aload = loop1(mod, TL_FOR_UNROLLED, rr, RR, loop1(mod, TL_FOR_UNROLLED, i, 8, aload));
+  tl_ir_stmt *aload = NULL; /* an RS operand in its registers needs no load */
+  if (!fa) {
+    aload = tl_ir_store(mod, af, 1, &aslot, ta ? matrix_load(mod, &A, acol, arow) : matrix_load(mod, &A, arow, acol));
+    aload = loop1(mod, TL_FOR_UNROLLED, rr, RR, loop1(mod, TL_FOR_UNROLLED, i, 8, aload));
+  }
   tl_ir_expr *l8 = tl__floormod(mod, lane, tl_ir_i32(mod, 8)), *m = tl__floordiv(mod, lane, tl_ir_i32(mod, 8));
-  if (!ta && ldmatrix_rows(&A)) {
+  if (!fa && !ta && ldmatrix_rows(&A)) {
     /* Lane l addresses row l%8 of matrix m = l/8: the tile's row l%8 + 8*(m%2),
      * k + 8*(m/2) (the matrices a0a1, a2a3, a4a5, a6a7 in order). */
     tl_ir_var *rl = new_var(mod, "rr");
@@ -297,14 +298,11 @@ tl_status tl__gpu_lower_gemm_mma(tl__gpu_ctx *c, const tl_ir_expr *call, tl_ir_s
   tl_ir_stmt *mma = tl_ir_eval(mod, tl_ir_call(mod, TL_OP_MMA_M16N8K16, TL_DT_HANDLE, 3, args));
   mma = loop1(mod, TL_FOR_UNROLLED, rr2, RR, loop1(mod, TL_FOR_UNROLLED, rc2, RC, mma));
 
-  tl_ir_stmt *step[3] = {bload, mma, aload};
-  uint32_t nstep = 2;
-  if (!fa) {
-    step[0] = aload;
-    step[1] = bload;
-    step[2] = mma;
-    nstep = 3;
-  }
+  tl_ir_stmt *step[3];
+  uint32_t nstep = 0;
+  if (aload) step[nstep++] = aload;
+  step[nstep++] = bload;
+  step[nstep++] = mma;
   /* The k steps unrolled, so that the next step's ldmatrix can overlap this
    * step's mma: on the H200 +5% at 4096^3 with 128 x 128 x 32 tiles, +12% with
    * block_K = 64 (docs/BENCHMARKS.md). On the old row-stacked warp layout this
